@@ -1,0 +1,360 @@
+package v1alpha1
+
+import (
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+const (
+	// KCLRunKind is the kind of the KCLRun object.
+	KCLRunKind = "KCLRun"
+	// KCLRunFinalizer guards the prune of applied objects on deletion.
+	KCLRunFinalizer = "finalizers.fluxcd.io"
+	// MaxConditionMessageLength bounds condition messages, as Flux does.
+	MaxConditionMessageLength = 20000
+
+	// DefaultTimeout applies when neither spec.timeout nor a long interval say otherwise.
+	DefaultTimeout = 5 * time.Minute
+)
+
+// Condition types beyond the meta.ReadyCondition / ReconcilingCondition / StalledCondition
+// / HealthyCondition that Flux defines.
+const (
+	// ImagesResolvedCondition reports whether every $imagepolicy marker resolved.
+	ImagesResolvedCondition = "ImagesResolved"
+)
+
+// Reasons written on KCLRun conditions, in Flux's vocabulary where one exists.
+const (
+	CompileFailedReason      = "CompileFailed"
+	ArtifactFailedReason     = "ArtifactFailed"
+	ReconciliationSucceeded  = meta.ReconciliationSucceededReason
+	ReconciliationFailed     = meta.ReconciliationFailedReason
+	DependencyNotReadyReason = meta.DependencyNotReadyReason
+	ImagePolicyHeldReason    = "ImagePolicyHeld"
+	PruneFailedReason        = "PruneFailed"
+	HealthCheckFailedReason  = meta.HealthCheckFailedReason
+	ArgumentsNotFoundReason  = "ArgumentsNotFound"
+)
+
+// KCLRunSpec is the desired state of a KCLRun.
+type KCLRunSpec struct {
+	// SourceRef names the Flux source whose artifact holds the KCL program.
+	// +required
+	SourceRef CrossNamespaceSourceReference `json:"sourceRef"`
+
+	// Path to the directory of the KCL program (holding kcl.mod or main.k),
+	// relative to the artifact root. Defaults to the root.
+	// +optional
+	Path string `json:"path,omitempty"`
+
+	// Interval at which the KCLRun is reconciled even when nothing changed.
+	// +kubebuilder:default:="10m"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern="^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"
+	// +optional
+	Interval metav1.Duration `json:"interval"`
+
+	// RetryInterval is the interval at which a failed reconciliation is retried.
+	// Defaults to Interval.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern="^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"
+	// +optional
+	RetryInterval *metav1.Duration `json:"retryInterval,omitempty"`
+
+	// Timeout bounds compile, apply and health checks of one reconciliation.
+	// Defaults to the interval less 30s, at least 30s, at most 5m when unset.
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:Pattern="^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$"
+	// +optional
+	Timeout *metav1.Duration `json:"timeout,omitempty"`
+
+	// Prune enables garbage collection of objects no longer rendered.
+	// +kubebuilder:default:=false
+	// +optional
+	Prune bool `json:"prune"`
+
+	// Wait makes the KCLRun wait for every applied object to become healthy.
+	// When set, HealthChecks are ignored.
+	// +optional
+	Wait bool `json:"wait,omitempty"`
+
+	// HealthChecks lists the objects whose health gates readiness.
+	// +optional
+	HealthChecks []meta.NamespacedObjectKindReference `json:"healthChecks,omitempty"`
+
+	// DependsOn lists KCLRuns that must be Ready before this one is reconciled.
+	// +optional
+	DependsOn []meta.NamespacedObjectReference `json:"dependsOn,omitempty"`
+
+	// Suspend stops subsequent reconciliations; running ones finish.
+	// +optional
+	Suspend bool `json:"suspend,omitempty"`
+
+	// ServiceAccountName is the service account impersonated to apply and prune.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	ServiceAccountName string `json:"serviceAccountName,omitempty"`
+
+	// TargetNamespace sets the namespace of every namespaced object that has none.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	TargetNamespace string `json:"targetNamespace,omitempty"`
+
+	// CommonMetadata is added to every applied object, overriding equal keys.
+	// +optional
+	CommonMetadata *CommonMetadata `json:"commonMetadata,omitempty"`
+
+	// Force recreates objects whose patch fails on an immutable field.
+	// +kubebuilder:default:=false
+	// +optional
+	Force bool `json:"force,omitempty"`
+
+	// KubeConfig makes the KCLRun apply to a remote cluster.
+	// +optional
+	KubeConfig *meta.KubeConfigReference `json:"kubeConfig,omitempty"`
+
+	// PersistentClient is accepted for compatibility with earlier releases; the
+	// controller always reuses its clients.
+	// +optional
+	PersistentClient *bool `json:"persistentClient,omitempty"`
+
+	// Params is accepted for compatibility with earlier releases and is not used.
+	// +optional
+	Params map[string]runtime.RawExtension `json:"params,omitempty"`
+
+	// Config is the KCL compile configuration.
+	// +optional
+	Config *ConfigSpec `json:"config,omitempty"`
+
+	// ArgumentsReferences lists ConfigMaps and Secrets in the KCLRun's namespace
+	// whose data become top-level arguments (option()) of the program.
+	// +optional
+	ArgumentsReferences []ArgumentReference `json:"argumentsReferences,omitempty"`
+}
+
+// CrossNamespaceSourceReference names a Flux source, possibly in another namespace.
+type CrossNamespaceSourceReference struct {
+	// APIVersion of the referent.
+	// +optional
+	APIVersion string `json:"apiVersion,omitempty"`
+
+	// Kind of the referent.
+	// +kubebuilder:validation:Enum=GitRepository;OCIRepository;Bucket;ExternalArtifact
+	// +required
+	Kind string `json:"kind"`
+
+	// Name of the referent.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+
+	// Namespace of the referent, defaults to the namespace of the KCLRun.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// CommonMetadata holds labels and annotations added to every applied object.
+type CommonMetadata struct {
+	// +optional
+	Annotations map[string]string `json:"annotations,omitempty"`
+	// +optional
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// ConfigSpec is the KCL compile configuration, as the kcl run flags.
+type ConfigSpec struct {
+	// Arguments are top-level arguments for option(), as "name=value" (kcl run -D).
+	// +optional
+	Arguments []string `json:"arguments,omitempty"`
+	// Settings are settings files inside the artifact (kcl run -Y).
+	// +optional
+	Settings []string `json:"settings,omitempty"`
+	// Overrides are override specs such as app.image="v2" (kcl run -O).
+	// +optional
+	Overrides []string `json:"overrides,omitempty"`
+	// PathSelectors select parts of the output, such as a.b.c (kcl run -S).
+	// +optional
+	PathSelectors []string `json:"pathSelectors,omitempty"`
+	// Vendor compiles with the artifact's vendored packages only.
+	// +optional
+	Vendor bool `json:"vendor,omitempty"`
+	// SortKeys sorts the keys of the output (kcl run --sort_keys).
+	// +optional
+	SortKeys bool `json:"sortKeys,omitempty"`
+	// ShowHidden keeps hidden (_-prefixed) attributes in the output.
+	// +optional
+	ShowHidden bool `json:"showHidden,omitempty"`
+	// DisableNone drops None values from the output (kcl run -n).
+	// +optional
+	DisableNone bool `json:"disableNone,omitempty"`
+}
+
+// ArgumentReference names a ConfigMap or Secret whose data become arguments.
+type ArgumentReference struct {
+	// Kind of the referent.
+	// +kubebuilder:validation:Enum=Secret;ConfigMap
+	// +required
+	Kind string `json:"kind"`
+	// Name of the referent, in the KCLRun's namespace.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +required
+	Name string `json:"name"`
+	// Optional tolerates the referent's absence.
+	// +kubebuilder:default:=false
+	// +optional
+	Optional bool `json:"optional,omitempty"`
+}
+
+// KCLRunStatus is the observed state of a KCLRun.
+type KCLRunStatus struct {
+	meta.ReconcileRequestStatus `json:",inline"`
+
+	// ObservedGeneration is the last reconciled generation.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// LastAppliedRevision is the source revision last applied successfully.
+	// +optional
+	LastAppliedRevision string `json:"lastAppliedRevision,omitempty"`
+
+	// LastAttemptedRevision is the source revision of the last attempt.
+	// +optional
+	LastAttemptedRevision string `json:"lastAttemptedRevision,omitempty"`
+
+	// LastAttemptedRevisionDigest is the artifact digest of the last attempt.
+	// +optional
+	LastAttemptedRevisionDigest string `json:"lastAttemptedRevisionDigest,omitempty"`
+
+	// Inventory lists the objects applied by the last successful reconciliation.
+	// +optional
+	Inventory *ResourceInventory `json:"inventory,omitempty"`
+
+	// ImagePolicies lists the ImagePolicies ("namespace/name") the program's
+	// $imagepolicy markers referenced in the last attempt; the watcher indexes it.
+	// +optional
+	ImagePolicies []string `json:"imagePolicies,omitempty"`
+
+	// Images lists the images resolved from ImagePolicies in the last applied revision.
+	// +optional
+	Images []ResolvedImage `json:"images,omitempty"`
+}
+
+// ResolvedImage records one $imagepolicy substitution: an audit trail without Git.
+type ResolvedImage struct {
+	// Policy is the ImagePolicy as "namespace/name".
+	Policy string `json:"policy"`
+	// Location is the marked literal as file:line, relative to the program root.
+	Location string `json:"location"`
+	// From is the literal as written in the program.
+	From string `json:"from"`
+	// To is the value applied.
+	To string `json:"to"`
+}
+
+// ResourceInventory lists applied Kubernetes objects.
+type ResourceInventory struct {
+	// Entries of Kubernetes objects IDs.
+	Entries []ResourceRef `json:"entries"`
+}
+
+// ResourceRef identifies an applied object.
+type ResourceRef struct {
+	// ID is the object's string identifier in Flux's format
+	// "<namespace>_<name>_<group>_<kind>".
+	ID string `json:"id"`
+	// Version is the API version of the object.
+	Version string `json:"v"`
+}
+
+// KCLRun delivers a KCL program from a Flux source to the cluster.
+// +genclient
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=kcl;kclrun
+// +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status",description=""
+// +kubebuilder:printcolumn:name="Status",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].message",description=""
+// +kubebuilder:printcolumn:name="Revision",type="string",JSONPath=".status.lastAppliedRevision",description=""
+// +kubebuilder:printcolumn:name="Age",type="date",JSONPath=".metadata.creationTimestamp",description=""
+type KCLRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   KCLRunSpec   `json:"spec,omitempty"`
+	Status KCLRunStatus `json:"status,omitempty"`
+}
+
+// KCLRunList is a list of KCLRuns.
+// +kubebuilder:object:root=true
+type KCLRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []KCLRun `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&KCLRun{}, &KCLRunList{})
+}
+
+// GetConditions returns the status conditions (Flux's conditions.Getter).
+func (in *KCLRun) GetConditions() []metav1.Condition { return in.Status.Conditions }
+
+// SetConditions sets the status conditions (Flux's conditions.Setter).
+func (in *KCLRun) SetConditions(c []metav1.Condition) { in.Status.Conditions = c }
+
+// GetRequeueAfter is the interval to the next periodic reconciliation.
+func (in *KCLRun) GetRequeueAfter() time.Duration { return in.Spec.Interval.Duration }
+
+// GetRetryInterval is the interval to the next attempt after a failure.
+func (in *KCLRun) GetRetryInterval() time.Duration {
+	if in.Spec.RetryInterval != nil {
+		return in.Spec.RetryInterval.Duration
+	}
+	return in.GetRequeueAfter()
+}
+
+// GetTimeout bounds one reconciliation.
+func (in *KCLRun) GetTimeout() time.Duration {
+	if in.Spec.Timeout != nil {
+		return in.Spec.Timeout.Duration
+	}
+	d := in.Spec.Interval.Duration - 30*time.Second
+	if d > DefaultTimeout {
+		d = DefaultTimeout
+	}
+	if d < 30*time.Second {
+		d = 30 * time.Second
+	}
+	return d
+}
+
+// GetTargetNamespace is the namespace given to namespaced objects without one.
+func (in *KCLRun) GetTargetNamespace() string {
+	if in.Spec.TargetNamespace != "" {
+		return in.Spec.TargetNamespace
+	}
+	return in.Namespace
+}
+
+// GetDependsOn returns the KCLRuns this one waits for.
+func (in *KCLRun) GetDependsOn() []meta.NamespacedObjectReference { return in.Spec.DependsOn }
+
+// SourceNamespace is the namespace of the referenced source.
+func (in *KCLRun) SourceNamespace() string {
+	if in.Spec.SourceRef.Namespace != "" {
+		return in.Spec.SourceRef.Namespace
+	}
+	return in.Namespace
+}

@@ -1,0 +1,3 @@
+module github.com/kcl-lang/flux-kcl-controller/kcl
+
+go 1.26.0

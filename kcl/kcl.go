@@ -1,0 +1,82 @@
+// Package kcl is a pure-Go KCL engine: it compiles a KCL program to YAML the way
+// `kcl run` does, inside a sandbox (no file access outside the program root, no network,
+// no environment) with a deadline and caps on recursion, values and output.
+//
+// The pipeline is split as in starlark-go: syntax (lexer, parser, AST), then evaluation
+// over immutable-once-frozen values, then the YAML emitter.
+package kcl
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Options mirror the flags of `kcl run`.
+type Options struct {
+	// WorkDir is the program root. Nothing outside it can be read.
+	WorkDir string
+	// Files are the entry files, relative to WorkDir. Empty means the package in
+	// WorkDir (or the [profile] entries of its kcl.mod).
+	Files []string
+	// Arguments are top-level arguments "name=value" for option() (-D).
+	Arguments []string
+	// Settings are settings files relative to WorkDir (-Y).
+	Settings []string
+	// Overrides are override specs such as app.image="v2" (-O).
+	Overrides []string
+	// PathSelectors select parts of the output such as a.b.c (-S).
+	PathSelectors []string
+	// ExternalPkgs maps an external package name to its root directory (-E name=path).
+	ExternalPkgs map[string]string
+	// FileOverrides replace the content of files (relative to WorkDir) without
+	// touching the disk; the image-policy resolver uses it to rewrite literals.
+	FileOverrides map[string][]byte
+
+	SortKeys         bool // --sort_keys
+	ShowHidden       bool // --show_hidden
+	DisableNone      bool // -n
+	StrictRangeCheck bool // -r
+	Debug            bool // -d
+
+	Limits Limits
+}
+
+// Limits bound one run. Zero values take the defaults below.
+type Limits struct {
+	Timeout        time.Duration // default 30s
+	MaxDepth       int           // call depth, default 1000
+	MaxOutputBytes int64         // default 64 MiB
+	MaxValues      int64         // allocated values, default 50 million
+}
+
+// Result is a successful run.
+type Result struct {
+	// YAML is the output exactly as `kcl run` prints it.
+	YAML []byte
+}
+
+// Error is a compile or run-time error in the program, located where the official
+// engine locates it.
+type Error struct {
+	Kind    string // e.g. "CompileError", "EvaluationError", "TypeError", "AssertionError"
+	Message string
+	File    string // relative to WorkDir when inside it
+	Line    int    // 1-based; 0 when unknown
+	Col     int    // 1-based; 0 when unknown
+}
+
+func (e *Error) Error() string {
+	if e.File == "" {
+		return fmt.Sprintf("%s: %s", e.Kind, e.Message)
+	}
+	return fmt.Sprintf("%s: %s:%d:%d: %s", e.Kind, e.File, e.Line, e.Col, e.Message)
+}
+
+// Version identifies the engine's semantics; caches key compiled results by it.
+const Version = "0.1.0"
+
+// Run compiles and evaluates a program. Errors in the program are *Error.
+func Run(ctx context.Context, opts Options) (*Result, error) {
+	return run(ctx, opts)
+}

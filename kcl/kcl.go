@@ -9,6 +9,7 @@ package kcl
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	Debug            bool // -d
 
 	Limits Limits
+
+	// Stdout receives print() output; nil discards it.
+	Stdout io.Writer
 }
 
 // Limits bound one run. Zero values take the defaults below.

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl"
+)
+
+// errorCodes are the official engine's diagnostic codes per error kind.
+var errorCodes = map[string]string{
+	"InvalidSyntax":          "E1001",
+	"TabError":               "E1002",
+	"IndentationError":       "E1003",
+	"IllegalParameterError":  "E1001",
+	"ImmutableError":         "E1001",
+	"CannotFindModule":       "E2F04",
+	"CompileError":           "E2L23",
+	"TypeError":              "E2G22",
+	"IllegalInheritError":    "E2D34",
+	"UniqueKeyError":         "E2L28",
+	"IllegalAttributeError":  "E2A31",
+	"RecursiveLoad":          "E2F06",
+	"EvaluationError":        "E3M38",
+	"AssertionError":         "E3M38",
+	"SchemaCheckFailure":     "E3M38",
+	"RecursionError":         "E3M38",
+	"AttributeError":         "E3M38",
+	"ValueError":             "E3M38",
+	"KeyError":               "E3M38",
+	"IndexError":             "E3M38",
+	"ZeroDivisionError":      "E3M38",
+	"FloatOverflow":          "E3M38",
+	"IntOverflow":            "E3M38",
+	"TimeoutError":           "E3M38",
+	"LimitError":             "E3M38",
+	"ResourceLimitExceeded":  "E3M38",
+	"DeprecatedError":        "E3M38",
+	"UnificationError":       "E3M38",
+	"ImportError":            "E2F04",
+	"NameError":              "E2L23",
+	"CannotAddMembersError":  "E2L23",
+	"IllegalArgumentError":   "E2L23",
+	"MultiInheritError":      "E2L23",
+	"CycleInheritError":      "E2L23",
+	"UnknownDecoratorError":  "E2L23",
+	"InvalidFormatSpecError": "E2L23",
+}
+
+// renderDiagnostic prints an error like the official CLI: header, location,
+// the source line and the message under a caret.
+func renderDiagnostic(e *kcl.Error, workDir string) string {
+	code, ok := errorCodes[e.Kind]
+	if !ok {
+		code = "E3M38"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "error[%s]: %s\n", code, e.Kind)
+	if e.File == "" || e.Line <= 0 {
+		b.WriteString(e.Message)
+		b.WriteString("\n")
+		return b.String()
+	}
+	path := e.File
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(workDir, path)
+	}
+	col := e.Col
+	if col <= 0 {
+		col = 1
+	}
+	num := strconv.Itoa(e.Line)
+	pad := strings.Repeat(" ", len(num))
+	fmt.Fprintf(&b, "%s--> %s:%d:%d\n", pad, path, e.Line, col)
+	fmt.Fprintf(&b, "%s |\n", pad)
+	line := sourceLine(path, e.Line)
+	fmt.Fprintf(&b, "%s | %s\n", num, line)
+	if e.Col > 0 {
+		fmt.Fprintf(&b, "%s | %s^ %s\n", pad, strings.Repeat(" ", e.Col-1), e.Message)
+	} else {
+		fmt.Fprintf(&b, "%s |  %s\n", pad, e.Message)
+	}
+	fmt.Fprintf(&b, "%s |\n", pad)
+	return b.String()
+}
+
+func sourceLine(path string, n int) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(string(data), "\n")
+	if n-1 < len(lines) {
+		return strings.TrimRight(lines[n-1], "\r")
+	}
+	return ""
+}

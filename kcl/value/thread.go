@@ -1,0 +1,94 @@
+package value
+
+import (
+	"context"
+	"io/fs"
+)
+
+// Thread is the context of one program run, passed to every call.
+type Thread struct {
+	// Ctx carries the run's deadline and cancellation.
+	Ctx context.Context
+	// Print receives the text of print() calls (a line, without trailing newline
+	// handling: the text is exactly what print would write). Nil drops it.
+	Print func(string)
+	// Options are the top-level arguments for option(): -D name=value and -Y
+	// settings, already decoded into values.
+	Options map[string]Value
+	// OptionsUsed records option() names the program asked for, for `kcl run`
+	// option listing. Nil means not recorded.
+	OptionsUsed map[string]bool
+	// FS is the program root; the file module reads only through it and the
+	// evaluator's sandbox guarantees nothing outside the root is reachable.
+	FS fs.FS
+	// WorkDir is the absolute program root as file.workdir() reports it.
+	WorkDir string
+	// ModRoot is the directory holding kcl.mod (file.modpath()), relative to FS.
+	ModRoot string
+	// CurrentFile is the file being evaluated, relative to FS (file.current()).
+	CurrentFile string
+
+	StrictRangeCheck bool // -r: integers must fit in 32 bits
+	Debug            bool // -d
+
+	// Limits: zero means unlimited.
+	MaxDepth       int
+	MaxValues      int64
+	MaxOutputBytes int64
+
+	depth  int
+	values int64
+	steps  uint32
+
+	// Local is free for the evaluator.
+	Local map[string]any
+}
+
+// Enter counts one call level; Leave undoes it. Enter fails past MaxDepth.
+func (t *Thread) Enter() error {
+	t.depth++
+	if t.MaxDepth > 0 && t.depth > t.MaxDepth {
+		t.depth--
+		return Errorf(KindRecursion, "maximum recursion depth exceeded (%d)", t.MaxDepth)
+	}
+	return nil
+}
+
+// Leave undoes Enter.
+func (t *Thread) Leave() { t.depth-- }
+
+// Depth is the current call depth.
+func (t *Thread) Depth() int { return t.depth }
+
+// Alloc counts n new values and fails past MaxValues; it also notices
+// cancellation every few thousand calls so long loops end at the deadline.
+func (t *Thread) Alloc(n int) error {
+	t.values += int64(n)
+	if t.MaxValues > 0 && t.values > t.MaxValues {
+		return Errorf(KindLimit, "the program allocated more than %d values", t.MaxValues)
+	}
+	t.steps++
+	if t.steps&1023 == 0 {
+		return t.Check()
+	}
+	return nil
+}
+
+// Check returns an error if the run was cancelled or passed its deadline.
+func (t *Thread) Check() error {
+	if t == nil || t.Ctx == nil {
+		return nil
+	}
+	if err := t.Ctx.Err(); err != nil {
+		return &Error{Kind: KindLimit, Msg: "the program ran past its deadline: " + err.Error(), Err: err}
+	}
+	return nil
+}
+
+// Context returns the run's context, never nil.
+func (t *Thread) Context() context.Context {
+	if t == nil || t.Ctx == nil {
+		return context.Background()
+	}
+	return t.Ctx
+}

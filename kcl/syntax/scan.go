@@ -1,6 +1,18 @@
 package syntax
 
-// Scan returns the tokens of a file, comments included, ending with EOF.
+import (
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Scan returns the tokens of a file, comments included, ending with EOF. The
+// stream has the shape the parser consumes: a NEWLINE for every line break
+// (blank lines and lines inside brackets too), INDENT/DEDENT before the first
+// token of a line whose indentation changes, and NEWLINE plus closing DEDENTs
+// before EOF. On a lexical error the tokens are still returned with the first
+// *Error.
 func Scan(filename string, src []byte) ([]Token, error) {
 	s := newScanner(filename, src)
 	toks := s.scanAll()
@@ -10,12 +22,646 @@ func Scan(filename string, src []byte) ([]Token, error) {
 	return toks, nil
 }
 
+type indentLevel struct{ tabs, spaces int }
+
+// cmp orders two indentation levels; mixing tabs and spaces inconsistently is
+// an error, as in the official lexer.
+func (a indentLevel) cmp(b indentLevel) (int, bool) {
+	switch {
+	case a.tabs < b.tabs:
+		return -1, a.spaces <= b.spaces
+	case a.tabs > b.tabs:
+		return 1, a.spaces >= b.spaces
+	case a.spaces < b.spaces:
+		return -1, true
+	case a.spaces > b.spaces:
+		return 1, true
+	}
+	return 0, true
+}
+
 type scanner struct {
 	file   string
 	src    []byte
 	errors ErrorList
+
+	pos       int // byte offset
+	line      int
+	lineStart int // byte offset of the current line
+
+	newLine      bool // at the beginning of a line, indentation not yet decided
+	tabs, spaces int
+	indents      []indentLevel
+	delims       []TokenKind
+
+	toks []Token
 }
 
-func newScanner(filename string, src []byte) *scanner { return &scanner{file: filename, src: src} }
+func newScanner(filename string, src []byte) *scanner {
+	return &scanner{file: filename, src: src, line: 1, indents: []indentLevel{{}}}
+}
 
-func (s *scanner) scanAll() []Token { return []Token{{Kind: EOF, Line: 1, Col: 1, EndLine: 1, EndCol: 1}} }
+// position returns line and 1-based rune column of a byte offset on the current line.
+func (s *scanner) col(off int) int {
+	return utf8.RuneCount(s.src[s.lineStart:off]) + 1
+}
+
+func (s *scanner) errorAt(off int, msg string) {
+	s.errors = append(s.errors, &Error{
+		Pos:  Position{File: s.file, Line: s.line, Col: s.col(off), Offset: off},
+		Kind: KindInvalidSyntax,
+		Msg:  msg,
+	})
+}
+
+func (s *scanner) peekAt(off int) rune {
+	if off >= len(s.src) {
+		return -1
+	}
+	c := s.src[off]
+	if c < utf8.RuneSelf {
+		return rune(c)
+	}
+	r, _ := utf8.DecodeRune(s.src[off:])
+	return r
+}
+
+func isIDStart(r rune) bool {
+	return r == '_' || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || (r >= utf8.RuneSelf && unicode.IsLetter(r))
+}
+
+func isIDContinue(r rune) bool {
+	return isIDStart(r) || ('0' <= r && r <= '9') ||
+		(r >= utf8.RuneSelf && (unicode.IsDigit(r) || unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Mc, r) || unicode.Is(unicode.Pc, r)))
+}
+
+// isOtherWhitespace are the characters the official lexer skips besides space,
+// tab and newline.
+func isOtherWhitespace(r rune) bool {
+	switch r {
+	case '\v', '\f', '\r', 0x85, 0x200E, 0x200F, 0x2028, 0x2029:
+		return true
+	}
+	return false
+}
+
+// emit appends a token spanning src[start:s.pos]; the token must not contain a
+// line break (multi-line tokens use emitSpan).
+func (s *scanner) emit(kind TokenKind, start int) *Token {
+	col := s.col(start)
+	s.toks = append(s.toks, Token{
+		Kind: kind, Start: start, End: s.pos,
+		Line: s.line, Col: col, EndLine: s.line, EndCol: col + utf8.RuneCount(s.src[start:s.pos]),
+		Text: string(s.src[start:s.pos]),
+	})
+	return &s.toks[len(s.toks)-1]
+}
+
+// emitZero appends an empty token (INDENT, DEDENT, NEWLINE at EOF) at off.
+func (s *scanner) emitZero(kind TokenKind, off int) *Token {
+	col := s.col(off)
+	s.toks = append(s.toks, Token{Kind: kind, Start: off, End: off, Line: s.line, Col: col, EndLine: s.line, EndCol: col})
+	return &s.toks[len(s.toks)-1]
+}
+
+func (s *scanner) scanAll() []Token {
+	for s.pos < len(s.src) {
+		s.next()
+	}
+	if !s.newLine {
+		s.newLine = true
+		s.emitZero(NEWLINE, s.pos)
+	}
+	for len(s.indents) > 1 {
+		s.indents = s.indents[:len(s.indents)-1]
+		s.emitZero(DEDENT, s.pos)
+	}
+	s.emitZero(EOF, s.pos)
+	return s.toks
+}
+
+// indentation decides INDENT/DEDENT tokens before the first real token of a line.
+func (s *scanner) indentation(off int) {
+	level := indentLevel{s.tabs, s.spaces}
+	s.tabs, s.spaces = 0, 0
+	cur := s.indents[len(s.indents)-1]
+	order, ok := level.cmp(cur)
+	if !ok {
+		s.errorAt(off, "inconsistent use of tabs and spaces in indentation")
+		return
+	}
+	switch {
+	case order > 0:
+		s.indents = append(s.indents, level)
+		s.emitZero(INDENT, off)
+	case order < 0:
+		var popped []indentLevel
+		ndedent := 0
+		for {
+			if order < 0 {
+				popped = append(popped, s.indents[len(s.indents)-1])
+				s.indents = s.indents[:len(s.indents)-1]
+				if len(s.indents) == 0 {
+					s.errorAt(off, "mismatched indent level")
+					s.indents = append(s.indents, indentLevel{})
+				}
+				ndedent++
+			} else if order == 0 {
+				break
+			} else {
+				// Between two levels: keep the deeper level and report the gap.
+				diff := level.spaces - cur.spaces
+				s.indents = append(s.indents, popped[len(popped)-1])
+				ndedent--
+				for i := 0; i < ndedent; i++ {
+					s.emitZero(DEDENT, off)
+				}
+				s.emitZero(DEDENT, off).Misaligned = diff
+				return
+			}
+			cur = s.indents[len(s.indents)-1]
+			order, ok = level.cmp(cur)
+			if !ok {
+				s.errorAt(off, "inconsistent use of tabs and spaces in indentation")
+				break
+			}
+		}
+		for i := 0; i < ndedent; i++ {
+			s.emitZero(DEDENT, off)
+		}
+	}
+}
+
+func (s *scanner) next() {
+	start := s.pos
+	c := s.peekAt(start)
+
+	if s.newLine {
+		switch {
+		case c == '#' || c == '\n':
+			s.tabs, s.spaces = 0, 0
+		case c == '\t':
+			s.tabs++
+		case c == ' ':
+			s.spaces++
+		default:
+			s.newLine = false
+			s.indentation(start)
+		}
+	}
+
+	switch {
+	case c == '#':
+		end := start
+		for end < len(s.src) && s.src[end] != '\n' {
+			end++
+		}
+		s.pos = end
+		s.emit(COMMENT, start)
+		return
+	case c == '\n':
+		s.pos++
+		s.emit(NEWLINE, start)
+		s.line++
+		s.lineStart = s.pos
+		s.newLine = true
+		return
+	case c == ' ' || c == '\t':
+		s.pos++
+		return
+	case isOtherWhitespace(c):
+		s.pos += utf8.RuneLen(c)
+		return
+	case c == '"' || c == '\'':
+		s.scanString(start, false)
+		return
+	case (c == 'r' || c == 'R') && (s.peekAt(start+1) == '"' || s.peekAt(start+1) == '\''):
+		s.scanString(start, true)
+		return
+	case c == '$' && isIDStart(s.peekAt(start+1)):
+		s.pos++
+		s.scanIdent(start, true)
+		return
+	case isIDStart(c):
+		s.scanIdent(start, false)
+		return
+	case '0' <= c && c <= '9':
+		s.scanNumber(start)
+		return
+	case c == '\\':
+		switch s.peekAt(start + 1) {
+		case '\n':
+			s.pos += 2
+			s.line++
+			s.lineStart = s.pos
+		case -1:
+			s.pos++
+		default:
+			s.pos++
+			s.errorAt(start, "unexpected character after line continuation character")
+		}
+		return
+	}
+	s.scanOperator(start, c)
+}
+
+var threeCharOps = map[string]TokenKind{
+	"**=": STARSTAREQ, "//=": SLASHSLASHEQ, "<<=": LTLTEQ, ">>=": GTGTEQ, "...": DOTDOTDOT,
+}
+
+var twoCharOps = map[string]TokenKind{
+	"==": EQEQ, "!=": NEQ, "<=": LTEQ, ">=": GTEQ, "<<": LTLT, ">>": GTGT, "->": ARROW,
+	"+=": PLUSEQ, "-=": MINUSEQ, "*=": STAREQ, "/=": SLASHEQ, "%=": PERCENTEQ, "^=": CARETEQ,
+	"&=": AMPEQ, "|=": PIPEEQ, "**": STARSTAR, "//": SLASHSLASH,
+}
+
+var oneCharOps = map[byte]TokenKind{
+	'+': PLUS, '-': MINUS, '*': STAR, '/': SLASH, '%': PERCENT, '^': CARET, '&': AMP, '|': PIPE,
+	'~': TILDE, '!': BANG, '<': LT, '>': GT, '=': EQ, '@': AT, '.': DOT, ',': COMMA, ':': COLON,
+	';': SEMI, '$': DOLLAR, '?': QUESTION, '(': LPAREN, ')': RPAREN, '[': LBRACKET, ']': RBRACKET,
+	'{': LBRACE, '}': RBRACE,
+}
+
+var closeOf = map[TokenKind]TokenKind{LPAREN: RPAREN, LBRACKET: RBRACKET, LBRACE: RBRACE}
+
+func (s *scanner) scanOperator(start int, c rune) {
+	rest := s.src[start:]
+	if len(rest) >= 3 {
+		if k, ok := threeCharOps[string(rest[:3])]; ok {
+			s.pos += 3
+			s.emit(k, start)
+			return
+		}
+	}
+	if len(rest) >= 2 {
+		if k, ok := twoCharOps[string(rest[:2])]; ok {
+			s.pos += 2
+			s.emit(k, start)
+			return
+		}
+	}
+	if c < utf8.RuneSelf {
+		if k, ok := oneCharOps[byte(c)]; ok {
+			s.pos++
+			switch k {
+			case SEMI:
+				s.errorAt(start, "the semicolon ';' here is unnecessary, please remove it")
+				return
+			case BANG:
+				s.errorAt(start, "invalid token '!', consider using 'not '")
+			case LPAREN, LBRACKET, LBRACE:
+				s.delims = append(s.delims, k)
+			case RPAREN, RBRACKET, RBRACE:
+				s.closeDelim(start, k)
+			}
+			s.emit(k, start)
+			return
+		}
+	}
+	s.pos += max(1, utf8.RuneLen(c))
+	if c == utf8.RuneError || c < 0 {
+		s.pos = start + 1
+	}
+	s.errorAt(start, "unknown start of token")
+}
+
+func (s *scanner) closeDelim(start int, k TokenKind) {
+	msg := map[TokenKind]string{
+		RPAREN:   "error nesting on close paren",
+		RBRACE:   "error nesting on close brace",
+		RBRACKET: "mismatched closing delimiter",
+	}[k]
+	if len(s.delims) == 0 {
+		s.errorAt(start, msg)
+		return
+	}
+	open := s.delims[len(s.delims)-1]
+	s.delims = s.delims[:len(s.delims)-1]
+	if closeOf[open] != k {
+		s.errorAt(start, msg)
+	}
+}
+
+func (s *scanner) scanIdent(start int, escaped bool) {
+	for s.pos < len(s.src) {
+		r := s.peekAt(s.pos)
+		if !isIDContinue(r) {
+			break
+		}
+		s.pos += utf8.RuneLen(r)
+	}
+	t := s.emit(IDENT, start)
+	t.Escaped = escaped
+	t.Value = t.Text
+	if escaped {
+		t.Value = t.Text[1:]
+	}
+}
+
+func (s *scanner) eatDigits(hex bool) bool {
+	has := false
+	for s.pos < len(s.src) {
+		c := s.src[s.pos]
+		switch {
+		case c == '_':
+		case '0' <= c && c <= '9', hex && (('a' <= c && c <= 'f') || ('A' <= c && c <= 'F')):
+			has = true
+		default:
+			return has
+		}
+		s.pos++
+	}
+	return has
+}
+
+func (s *scanner) eatExponent() bool {
+	if c := s.peekAt(s.pos); c == '-' || c == '+' {
+		s.pos++
+	}
+	return s.eatDigits(false)
+}
+
+// scanNumber follows the official lexer: 0b/0o/0x prefixes, a leading 0
+// followed by digits is octal, `1.` and `1.5e3` are floats, and any
+// identifier characters right after an int form its unit suffix.
+func (s *scanner) scanNumber(start int) {
+	s.pos++
+	base := 10
+	isFloat := false
+	emptyInt, emptyExp := false, false
+	if s.src[start] == '0' {
+		switch c := s.peekAt(s.pos); {
+		case c == 'b':
+			base = 2
+			s.pos++
+			emptyInt = !s.eatDigits(false)
+		case c == 'o' || ('0' <= c && c <= '9'):
+			base = 8
+			s.pos++
+			emptyInt = !s.eatDigits(false) && c == 'o'
+		case c == 'x':
+			base = 16
+			s.pos++
+			emptyInt = !s.eatDigits(true)
+		case c == '_' || c == '.' || c == 'e' || c == 'E':
+			s.eatDigits(false)
+		default:
+			goto suffix
+		}
+		if emptyInt {
+			goto suffix
+		}
+	} else {
+		s.eatDigits(false)
+	}
+	switch c := s.peekAt(s.pos); {
+	case c == '.' && s.peekAt(s.pos+1) != '.' && !isIDStart(s.peekAt(s.pos+1)):
+		s.pos++
+		isFloat = true
+		if d := s.peekAt(s.pos); '0' <= d && d <= '9' {
+			s.eatDigits(false)
+			if e := s.peekAt(s.pos); e == 'e' || e == 'E' {
+				s.pos++
+				emptyExp = !s.eatExponent()
+			}
+		}
+	case c == 'e' || c == 'E':
+		s.pos++
+		isFloat = true
+		emptyExp = !s.eatExponent()
+	}
+suffix:
+	numEnd := s.pos
+	if isIDStart(s.peekAt(s.pos)) {
+		for s.pos < len(s.src) && isIDContinue(s.peekAt(s.pos)) {
+			s.pos += utf8.RuneLen(s.peekAt(s.pos))
+		}
+	}
+	kind := INT
+	if isFloat {
+		kind = FLOAT
+	}
+	t := s.emit(kind, start)
+	t.Value = string(s.src[start:numEnd])
+	switch {
+	case emptyInt:
+		s.errorAt(start, "no valid digits found for number")
+		t.Value = "0"
+		return
+	case isFloat && emptyExp:
+		s.errorAt(start, "expected at least one digit in exponent")
+		t.Value = "0"
+		return
+	case isFloat && base != 10:
+		names := map[int]string{2: "binary", 8: "octal", 16: "hexadecimal"}
+		s.errorAt(start, names[base]+" float literal is not supported")
+		t.Value = "0"
+		return
+	}
+	if !isFloat && base != 10 {
+		digits := string(s.src[start+2 : numEnd])
+		for i, r := range digits {
+			if r != '_' && !isDigitOf(r, base) {
+				lo := start + 2 + i
+				s.errorAt(lo, "invalid digit for a base "+strconv.Itoa(base)+" literal, start: "+strconv.Itoa(lo)+", stop: "+strconv.Itoa(lo+utf8.RuneLen(r)))
+				t.Value = "0"
+				break
+			}
+		}
+	}
+	if numEnd < s.pos {
+		t.Suffix = string(s.src[numEnd:s.pos])
+		if isFloat {
+			// The official lexer drops a suffix after a float.
+			t.Suffix = ""
+		} else if !IsNumberSuffix(t.Suffix) && t.Suffix != "i" {
+			s.errorAt(start, "invalid int binary suffix")
+			t.Suffix = ""
+		}
+	}
+}
+
+func isDigitOf(r rune, base int) bool {
+	v, err := strconv.ParseInt(string(r), base, 64)
+	return err == nil && v >= 0
+}
+
+// scanString scans a quoted literal, possibly raw and/or triple quoted, and
+// decodes its value.
+func (s *scanner) scanString(start int, raw bool) {
+	quotePos := start
+	if raw {
+		quotePos++
+	}
+	quote := s.src[quotePos]
+	s.pos = quotePos + 1
+	long := false
+	if s.peekAt(s.pos) == rune(quote) && s.peekAt(s.pos+1) == rune(quote) {
+		long = true
+		s.pos += 2
+	}
+	startLine, startCol := s.line, s.col(start)
+	terminated := false
+	for s.pos < len(s.src) {
+		c := s.src[s.pos]
+		s.pos++
+		switch {
+		case c == '\\' && s.pos < len(s.src) && (s.src[s.pos] == '\\' || s.src[s.pos] == quote):
+			s.pos++
+		case c == quote:
+			if long {
+				if s.peekAt(s.pos) == rune(quote) && s.peekAt(s.pos+1) == rune(quote) {
+					s.pos += 2
+					terminated = true
+				}
+			} else {
+				terminated = true
+			}
+		case c == '\n':
+			s.line++
+			s.lineStart = s.pos
+		}
+		if terminated {
+			break
+		}
+		if !long && (s.pos >= len(s.src) || s.src[s.pos] == '\n' || s.src[s.pos] == '\r') {
+			break
+		}
+	}
+	if !terminated {
+		// The official lexer reports an unterminated triple-quoted string as a
+		// plain one.
+		long = false
+	}
+	text := string(s.src[start:s.pos])
+	s.toks = append(s.toks, Token{
+		Kind: STRING, Start: start, End: s.pos,
+		Line: startLine, Col: startCol, EndLine: s.line, EndCol: s.col(s.pos),
+		Text: text, Raw: raw, Long: long, Quote: quote,
+	})
+	t := &s.toks[len(s.toks)-1]
+	if !terminated {
+		s.errors = append(s.errors, &Error{
+			Pos:  Position{File: s.file, Line: startLine, Col: startCol + boolInt(raw), Offset: quotePos},
+			Kind: KindInvalidSyntax, Msg: "unterminated string",
+		})
+	}
+	open := quotePos + 1
+	closeLen := 1
+	if long {
+		open += 2
+		closeLen = 3
+	}
+	end := s.pos
+	if terminated {
+		end -= closeLen
+	}
+	if end < open {
+		s.errors = append(s.errors, &Error{
+			Pos:  Position{File: s.file, Line: startLine, Col: startCol, Offset: start},
+			Kind: KindInvalidSyntax, Msg: "invalid string syntax",
+		})
+		return
+	}
+	v, ok := decodeString(string(s.src[open:end]), quote, long, raw)
+	if !ok {
+		s.errors = append(s.errors, &Error{
+			Pos:  Position{File: s.file, Line: startLine, Col: startCol, Offset: start},
+			Kind: KindInvalidSyntax, Msg: "invalid string syntax",
+		})
+		return
+	}
+	t.Value = v
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// decodeString processes escapes like the official engine: unknown escapes keep
+// their backslash, `\` before a newline joins lines, raw strings keep every
+// backslash.
+func decodeString(content string, quote byte, long, raw bool) (string, bool) {
+	if !strings.ContainsRune(content, '\\') {
+		if !long && strings.ContainsRune(content, '\n') {
+			return "", false
+		}
+		return content, true
+	}
+	var b strings.Builder
+	b.Grow(len(content))
+	for i := 0; i < len(content); {
+		c := content[i]
+		if c != '\\' {
+			if c == '\n' && !long {
+				return "", false
+			}
+			b.WriteByte(c)
+			i++
+			continue
+		}
+		i++
+		if i >= len(content) {
+			return "", false
+		}
+		n := content[i]
+		if raw {
+			// Raw strings keep the backslash and the escaped character.
+			b.WriteByte('\\')
+			b.WriteByte(n)
+			i++
+			continue
+		}
+		i++
+		switch n {
+		case quote, '\\', '\'', '"':
+			b.WriteByte(n)
+		case '\n':
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'f':
+			b.WriteByte(12)
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte(11)
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			v := int(n - '0')
+			for k := 0; k < 2 && i < len(content) && content[i] >= '0' && content[i] <= '7'; k++ {
+				v = v*8 + int(content[i]-'0')
+				i++
+			}
+			b.WriteRune(rune(v))
+		case 'x', 'u', 'U':
+			width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[n]
+			if i+width > len(content) {
+				return "", false
+			}
+			v, err := strconv.ParseUint(content[i:i+width], 16, 32)
+			if err != nil {
+				return "", false
+			}
+			i += width
+			r := rune(v)
+			if r >= 0xD800 && r <= 0xDFFF {
+				r = utf8.RuneError
+			} else if r > unicode.MaxRune {
+				return "", false
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(n)
+		}
+	}
+	return b.String(), true
+}

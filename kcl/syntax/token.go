@@ -116,6 +116,9 @@ type Token struct {
 	Quote byte
 	// Escaped is true for a `$name` identifier (a keyword used as a name).
 	Escaped bool
+	// Misaligned is, for a DEDENT, how many columns the line sits right of the
+	// enclosing block's indentation (0 when aligned); the parser reports it.
+	Misaligned int
 }
 
 // Pos is the position where the token starts.

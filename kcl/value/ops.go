@@ -1,0 +1,347 @@
+package value
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// BinOp is a binary arithmetic operator, named as in the KCL AST.
+type BinOp uint8
+
+const (
+	Add BinOp = iota
+	Sub
+	Mul
+	Div
+	Mod
+	Pow
+	FloorDiv
+	LShift
+	RShift
+	BitXor
+	BitAnd
+	BitOr
+)
+
+var binOpText = [...]string{"+", "-", "*", "/", "%", "**", "//", "<<", ">>", "^", "&", "|"}
+
+func (op BinOp) String() string { return binOpText[op] }
+
+// CmpOp is a comparison operator, named as in the KCL AST.
+type CmpOp uint8
+
+const (
+	Eq CmpOp = iota
+	NotEq
+	Lt
+	LtE
+	Gt
+	GtE
+	Is
+	IsNot
+	In
+	NotIn
+)
+
+var cmpOpText = [...]string{"==", "!=", "<", "<=", ">", ">=", "is", "is not", "in", "not in"}
+
+func (op CmpOp) String() string { return cmpOpText[op] }
+
+// UnaryOp is a unary operator.
+type UnaryOp uint8
+
+const (
+	UAdd   UnaryOp = iota // +x
+	USub                  // -x
+	Invert                // ~x
+	Not                   // not x
+)
+
+func unsupportedBinOp(op string, a, b Value) *Error {
+	return Errorf(KindType, "unsupported operand type(s) for %s: '%s' and '%s'", op, a.Type(), b.Type())
+}
+
+// intOverflow reports the exact result the way the runtime does.
+func intOverflow(exact *big.Int, bits int) *Error {
+	return Errorf(KindIntOverflow, "%s: A %d bit integer overflow", exact.String(), bits)
+}
+
+func floatOverflow(v float64) *Error {
+	return Errorf(KindFloatOverflow, "%s: A 32-bit floating point number overflow", rustLowerExp(v))
+}
+
+// rustLowerExp formats like Rust's {:e} with the runtime's forced "+" sign:
+// 3.4028235e+38, 1e-5.
+func rustLowerExp(v float64) string {
+	s := strconv.FormatFloat(v, 'e', -1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	sign := exp[0]
+	exp = strings.TrimLeft(exp[1:], "0")
+	if exp == "" {
+		exp = "0"
+	}
+	return mant + "e" + string(sign) + exp
+}
+
+func i32Overflow(v int64) bool { return v > math.MaxInt32 || v < math.MinInt32 }
+func f32Overflow(v float64) bool {
+	return v > math.MaxFloat32 || v < -math.MaxFloat32
+}
+
+// intResult checks an exact result against the run's range: 32-bit when -r is
+// set, 64-bit otherwise (and in debug mode).
+func intResult(t *Thread, a, b int64, exact *big.Int) (Value, error) {
+	strict32 := t != nil && t.StrictRangeCheck
+	check64 := t == nil || t.Debug || !t.StrictRangeCheck
+	if strict32 && (i32Overflow(a) || i32Overflow(b) || !exact.IsInt64() || i32Overflow(exact.Int64())) {
+		return nil, intOverflow(exact, 32)
+	}
+	if check64 && !exact.IsInt64() {
+		return nil, intOverflow(exact, 64)
+	}
+	return Int(exact.Int64()), nil // wraps when unchecked, as the runtime does
+}
+
+func floatResult(t *Thread, a, b, r float64, always bool) (Value, error) {
+	strict32 := t != nil && t.StrictRangeCheck
+	if (strict32 || always) && (f32Overflow(a) || f32Overflow(b) || f32Overflow(r)) {
+		return nil, floatOverflow(r)
+	}
+	return Float(r), nil
+}
+
+// numbers returns the operands as floats when at least one is a float and both are
+// numbers.
+func numbers(a, b Value) (x, y float64, ok bool) {
+	switch a := a.(type) {
+	case Int:
+		switch b := b.(type) {
+		case Float:
+			return float64(a), float64(b), true
+		}
+	case Float:
+		switch b := b.(type) {
+		case Int:
+			return float64(a), float64(b), true
+		case Float:
+			return float64(a), float64(b), true
+		}
+	}
+	return 0, 0, false
+}
+
+// Binary applies op to a and b with KCL semantics. t supplies the range-check
+// flags and may be nil. `|` on containers is Union with default options over a
+// deep copy of a.
+func Binary(t *Thread, op BinOp, a, b Value) (Value, error) {
+	ai, aInt := a.(Int)
+	bi, bInt := b.(Int)
+	if aInt && bInt {
+		return intBinary(t, op, int64(ai), int64(bi))
+	}
+	if x, y, ok := numbers(a, b); ok {
+		_, mixed := a.(Int)
+		if _, bIsInt := b.(Int); bIsInt {
+			mixed = true
+		}
+		switch op {
+		case Add:
+			// the runtime checks f32 range for int+float mixes even without -r
+			return floatResult(t, x, y, x+y, mixed)
+		case Sub:
+			return floatResult(t, x, y, x-y, false)
+		case Mul:
+			return floatResult(t, x, y, x*y, false)
+		case Div:
+			return Float(x / y), nil
+		case FloorDiv:
+			return Float(math.Floor(x / y)), nil
+		case Mod:
+			return Float(math.Mod(x, y)), nil
+		case Pow:
+			if t != nil && t.StrictRangeCheck && (f32Overflow(x) || f32Overflow(y) || i32Overflow(int64(y)) || f32Overflow(math.Pow(x, y))) {
+				return nil, floatOverflow(math.Pow(x, y))
+			}
+			return Float(math.Pow(x, y)), nil
+		}
+		return nil, unsupportedBinOp(op.String(), a, b)
+	}
+	switch op {
+	case Add:
+		switch a := a.(type) {
+		case Str:
+			if b, ok := b.(Str); ok {
+				return a + b, nil
+			}
+		case *List:
+			if b, ok := b.(*List); ok {
+				elems := make([]Value, 0, len(a.Elems)+len(b.Elems))
+				elems = append(append(elems, a.Elems...), b.Elems...)
+				return NewList(elems), nil
+			}
+			return nil, Errorf(KindType, "can only concatenate list (not \"%s\") to list", b.Type())
+		}
+	case Mul:
+		if n, ok := b.(Int); ok {
+			if r, ok, err := repeat(t, a, n); ok {
+				return r, err
+			}
+		}
+		if n, ok := a.(Int); ok {
+			if r, ok, err := repeat(t, b, n); ok {
+				return r, err
+			}
+		}
+	case BitOr:
+		if IsNoneOrUndefined(a) || IsNoneOrUndefined(b) || isContainer(a) && isContainer(b) {
+			return Union(t, DeepCopy(a), b, UnionOptions{})
+		}
+	}
+	return nil, unsupportedBinOp(op.String(), a, b)
+}
+
+func isContainer(v Value) bool {
+	switch v.(type) {
+	case *List, *Dict, *Schema:
+		return true
+	}
+	return false
+}
+
+func repeat(t *Thread, v Value, n Int) (Value, bool, error) {
+	if n < 0 {
+		n = 0
+	}
+	switch v := v.(type) {
+	case Str:
+		if t != nil && t.MaxValues > 0 && int64(len(v))*int64(n) > t.MaxValues*8 {
+			return nil, true, Errorf(KindLimit, "string repeat result is too large")
+		}
+		return Str(strings.Repeat(string(v), int(n))), true, nil
+	case *List:
+		total := int64(len(v.Elems)) * int64(n)
+		if t != nil {
+			if err := t.Alloc(int(min(total, math.MaxInt32))); err != nil {
+				return nil, true, err
+			}
+		}
+		elems := make([]Value, 0, total)
+		for range n {
+			for _, e := range v.Elems {
+				elems = append(elems, DeepCopy(e))
+			}
+		}
+		return NewList(elems), true, nil
+	}
+	return nil, false, nil
+}
+
+func intBinary(t *Thread, op BinOp, a, b int64) (Value, error) {
+	exact := func(f func(z, x, y *big.Int) *big.Int) (Value, error) {
+		r := f(new(big.Int), big.NewInt(a), big.NewInt(b))
+		return intResult(t, a, b, r)
+	}
+	switch op {
+	case Add:
+		if r := a + b; (r > a) == (b > 0) {
+			return rangeCheck32(t, a, b, r)
+		}
+		return exact((*big.Int).Add)
+	case Sub:
+		if r := a - b; (r < a) == (b > 0) {
+			return rangeCheck32(t, a, b, r)
+		}
+		return exact((*big.Int).Sub)
+	case Mul:
+		return exact((*big.Int).Mul)
+	case Div:
+		return Float(float64(a) / float64(b)), nil
+	case FloorDiv, Mod:
+		if b == 0 {
+			return nil, Errorf(KindEvaluation, "integer division or modulo by zero")
+		}
+		q, r := a/b, a%b
+		if (a < 0) != (b < 0) && r != 0 {
+			q--
+			r += b
+		}
+		if op == Mod {
+			return Int(r), nil
+		}
+		return Int(q), nil
+	case Pow:
+		if b < 0 {
+			return Float(math.Pow(float64(a), float64(b))), nil
+		}
+		if i32Overflow(b) {
+			return nil, intOverflow(new(big.Int).Exp(big.NewInt(a), big.NewInt(min(b, 64)), nil), 64)
+		}
+		return exact(func(z, x, y *big.Int) *big.Int { return z.Exp(x, y, nil) })
+	case LShift:
+		if b < 0 {
+			return nil, Errorf(KindEvaluation, "negative shift count")
+		}
+		if b >= 64 {
+			return nil, intOverflow(new(big.Int).Lsh(big.NewInt(a), uint(min(b, 128))), 64)
+		}
+		return exact(func(z, x, y *big.Int) *big.Int { return z.Lsh(x, uint(b)) })
+	case RShift:
+		if b < 0 {
+			return nil, Errorf(KindEvaluation, "negative shift count")
+		}
+		if b >= 64 {
+			return nil, intOverflow(new(big.Int).Rsh(big.NewInt(a), uint(b)), 64)
+		}
+		return Int(a >> uint(b)), nil
+	case BitAnd:
+		return Int(a & b), nil
+	case BitOr:
+		return Int(a | b), nil
+	case BitXor:
+		return Int(a ^ b), nil
+	}
+	return nil, unsupportedBinOp(op.String(), Int(a), Int(b))
+}
+
+func rangeCheck32(t *Thread, a, b, r int64) (Value, error) {
+	if t != nil && t.StrictRangeCheck && (i32Overflow(a) || i32Overflow(b) || i32Overflow(r)) {
+		return nil, intOverflow(big.NewInt(r), 32)
+	}
+	return Int(r), nil
+}
+
+// Unary applies a unary operator.
+func Unary(op UnaryOp, x Value) (Value, error) {
+	switch op {
+	case Not:
+		return Bool(!x.Truth()), nil
+	case UAdd:
+		switch x.(type) {
+		case Int, Float:
+			return x, nil
+		}
+		return nil, Errorf(KindType, "bad operand type for unary +: '%s'", x.Type())
+	case USub:
+		switch x := x.(type) {
+		case Int:
+			return Int(0 - x), nil
+		case Float:
+			return Float(0 - x), nil
+		}
+		return nil, Errorf(KindType, "bad operand type for unary -: '%s'", x.Type())
+	case Invert:
+		switch x := x.(type) {
+		case Int:
+			return Int(^x), nil
+		case Bool:
+			if x {
+				return Int(-2), nil
+			}
+			return Int(-1), nil
+		}
+		return nil, Errorf(KindType, "bad operand type for unary ~: '%s'", x.Type())
+	}
+	return nil, Errorf(KindType, "unknown unary operator")
+}

@@ -1,0 +1,99 @@
+package reconcilerequest
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+const (
+	// StreamName is the JetStream stream holding pending reconcile requests.
+	StreamName = "FKC_RECONCILE_V1"
+	// ConsumerName is the durable pull consumer the appliers share; every
+	// applier replica binds to it, so each request goes to one of them.
+	ConsumerName = "applier"
+	// DuplicateWindow is how long JetStream remembers a Nats-Msg-Id: a second
+	// publish of the same id within it (another watcher replica, a retried
+	// publish) is dropped.
+	DuplicateWindow = 2 * time.Minute
+	// DefaultAckWait is how long a delivered request may stay unacked before
+	// JetStream redelivers it. Reconciliations that run longer must send
+	// in-progress acks (jetstream.Msg.InProgress).
+	DefaultAckWait = 2 * time.Minute
+)
+
+// HeaderReason carries Request.Reason, for tools that read headers only.
+const HeaderReason = "Fkc-Reason"
+
+// StreamOption adjusts the stream configuration.
+type StreamOption func(*jetstream.StreamConfig)
+
+// WithReplicas sets the stream's replica count in a clustered NATS.
+func WithReplicas(n int) StreamOption {
+	return func(c *jetstream.StreamConfig) { c.Replicas = n }
+}
+
+// WithMemoryStorage keeps the stream in memory (tests, throwaway demos).
+func WithMemoryStorage() StreamOption {
+	return func(c *jetstream.StreamConfig) { c.Storage = jetstream.MemoryStorage }
+}
+
+// StreamConfig is the configuration EnsureStream applies.
+//
+// Work-queue retention: a request leaves the stream when the applier acks it,
+// so the stream's content is exactly the backlog. MaxMsgsPerSubject 1 with
+// DiscardOld coalesces: a newer request for a KCLRun replaces its pending one.
+func StreamConfig(opts ...StreamOption) jetstream.StreamConfig {
+	cfg := jetstream.StreamConfig{
+		Name:              StreamName,
+		Description:       "flux-kcl-controller reconcile requests, one subject per KCLRun",
+		Subjects:          []string{SubjectFilter},
+		Retention:         jetstream.WorkQueuePolicy,
+		MaxMsgsPerSubject: 1,
+		Discard:           jetstream.DiscardOld,
+		Storage:           jetstream.FileStorage,
+		Duplicates:        DuplicateWindow,
+		Replicas:          1,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}
+
+// EnsureStream creates the stream or updates it to StreamConfig. Both the
+// watcher and the applier call it at start, so either may come up first.
+func EnsureStream(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) (jetstream.Stream, error) {
+	s, err := js.CreateOrUpdateStream(ctx, StreamConfig(opts...))
+	if err != nil {
+		return nil, fmt.Errorf("ensuring JetStream stream %s: %w", StreamName, err)
+	}
+	return s, nil
+}
+
+// ConsumerConfig is the durable consumer configuration the applier uses:
+// explicit acks, redelivery after AckWait, never dropping a request for
+// too many deliveries (the next request would replace it anyway).
+func ConsumerConfig() jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
+		Durable:       ConsumerName,
+		Description:   "flux-kcl-controller appliers",
+		FilterSubject: SubjectFilter,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       DefaultAckWait,
+		MaxDeliver:    -1,
+		MaxAckPending: 1000,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	}
+}
+
+// EnsureConsumer creates or updates the appliers' durable consumer.
+func EnsureConsumer(ctx context.Context, js jetstream.JetStream) (jetstream.Consumer, error) {
+	c, err := js.CreateOrUpdateConsumer(ctx, StreamName, ConsumerConfig())
+	if err != nil {
+		return nil, fmt.Errorf("ensuring JetStream consumer %s on %s: %w", ConsumerName, StreamName, err)
+	}
+	return c, nil
+}

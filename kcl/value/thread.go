@@ -40,6 +40,10 @@ type Thread struct {
 	values int64
 	steps  uint32
 
+	// Manifests is set by manifests.yaml_stream: the program's output is then this
+	// text instead of its top-level values (output.Program handles it).
+	Manifests *ManifestsOutput
+
 	// Local is free for the evaluator.
 	Local map[string]any
 }
@@ -91,4 +95,12 @@ func (t *Thread) Context() context.Context {
 		return context.Background()
 	}
 	return t.Ctx
+}
+
+// ManifestsOutput is what manifests.yaml_stream recorded.
+type ManifestsOutput struct {
+	YAML string
+	// The plan options yaml_stream switched to.
+	SortKeys, ShowHidden, DisableNone bool
+	Sep                               string
 }

@@ -1,5 +1,7 @@
 package syntax
 
+import "unicode/utf8"
+
 // ParseFile parses one KCL file. On failure the error is the first *Error; the
 // returned module is still usable for tooling (it holds what was parsed).
 func ParseFile(filename string, src []byte) (*Module, error) {
@@ -14,5 +16,34 @@ func ParseFile(filename string, src []byte) (*Module, error) {
 func ParseFileAll(filename string, src []byte) (*Module, ErrorList) {
 	p := newParser(filename, src)
 	m := p.parseModule()
+	clampErrorColumns(src, p.errors)
 	return m, p.errors
+}
+
+// clampErrorColumns mirrors how the official engine prints a position at the end
+// of a line (a NEWLINE or EOF token): the column is the line's length, not one past it.
+func clampErrorColumns(src []byte, errs ErrorList) {
+	for _, e := range errs {
+		if e.Pos.Line <= 0 {
+			continue
+		}
+		start := 0
+		for line := 1; line < e.Pos.Line && start < len(src); start++ {
+			if src[start] == '\n' {
+				line++
+				if line == e.Pos.Line {
+					start++
+					break
+				}
+			}
+		}
+		end := start
+		for end < len(src) && src[end] != '\n' {
+			end++
+		}
+		n := utf8.RuneCount(src[start:end])
+		if n > 0 && e.Pos.Col > n {
+			e.Pos.Col = n
+		}
+	}
 }

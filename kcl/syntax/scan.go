@@ -16,6 +16,7 @@ import (
 func Scan(filename string, src []byte) ([]Token, error) {
 	s := newScanner(filename, src)
 	toks := s.scanAll()
+	clampErrorColumns(src, s.errors)
 	if len(s.errors) > 0 {
 		return toks, s.errors[0]
 	}

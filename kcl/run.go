@@ -2,10 +2,321 @@ package kcl
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/eval"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/output"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
-// run is replaced by the real pipeline as the engine lands.
+// Defaults for Limits.
+const (
+	defaultTimeout        = 30 * time.Second
+	defaultMaxDepth       = 1000
+	defaultMaxOutputBytes = 64 << 20
+	defaultMaxValues      = 50_000_000
+)
+
 func run(ctx context.Context, opts Options) (*Result, error) {
-	return nil, errors.New("kcl: engine not implemented yet")
+	lim := opts.Limits
+	if lim.Timeout <= 0 {
+		lim.Timeout = defaultTimeout
+	}
+	if lim.MaxDepth <= 0 {
+		lim.MaxDepth = defaultMaxDepth
+	}
+	if lim.MaxOutputBytes <= 0 {
+		lim.MaxOutputBytes = defaultMaxOutputBytes
+	}
+	if lim.MaxValues <= 0 {
+		lim.MaxValues = defaultMaxValues
+	}
+	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+
+	root, err := filepath.Abs(opts.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("kcl: work dir: %w", err)
+	}
+	st, err := loadSettings(root, opts.Settings)
+	if err != nil {
+		return nil, err
+	}
+	files := opts.Files
+	if len(files) == 0 {
+		files = st.files
+	}
+	modRoot := findModRoot(root, root)
+	if len(files) == 0 {
+		files = profileEntries(modRoot)
+	}
+	if len(files) == 0 {
+		files = []string{"."}
+	}
+	var absFiles []string
+	for _, f := range files {
+		f = strings.ReplaceAll(f, "${KCL_MOD}", modRoot)
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(root, f)
+		}
+		absFiles = append(absFiles, filepath.Clean(f))
+	}
+	if m := findModRoot(filepath.Dir(absFiles[0]), root); m != "" {
+		modRoot = m
+	} else if fi, err := os.Stat(absFiles[0]); err == nil && fi.IsDir() {
+		modRoot = absFiles[0]
+	} else {
+		modRoot = filepath.Dir(absFiles[0])
+	}
+
+	optionValues := map[string]value.Value{}
+	for _, kv := range st.options {
+		optionValues[kv.Key] = kv.Value
+	}
+	for _, a := range opts.Arguments {
+		name, v, ok := strings.Cut(a, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, &Error{Kind: "EvaluationError", Message: "Invalid value for top level arguments"}
+		}
+		optionValues[name] = argumentValue(v)
+	}
+
+	overrides := map[string][]byte{}
+	for rel, b := range opts.FileOverrides {
+		overrides[filepath.Join(root, rel)] = b
+	}
+	ext := map[string]string{}
+	for name, p := range opts.ExternalPkgs {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		ext[name] = p
+	}
+	var stdout io.Writer = io.Discard
+	if opts.Stdout != nil {
+		stdout = opts.Stdout
+	}
+	th := &value.Thread{
+		Ctx:              ctx,
+		Print:            func(s string) { io.WriteString(stdout, s) },
+		Options:          optionValues,
+		WorkDir:          root,
+		StrictRangeCheck: opts.StrictRangeCheck || st.strictRange,
+		Debug:            opts.Debug,
+		MaxDepth:         lim.MaxDepth,
+		MaxValues:        lim.MaxValues,
+		MaxOutputBytes:   lim.MaxOutputBytes,
+	}
+	if rel, err := filepath.Rel(root, modRoot); err == nil {
+		th.ModRoot = rel
+	}
+	cfg := &eval.Config{
+		Root:          root,
+		Files:         absFiles,
+		ModRoot:       modRoot,
+		ExternalPkgs:  ext,
+		FileOverrides: overrides,
+		Options:       optionValues,
+		Overrides:     firstNonEmpty(opts.Overrides, st.overrides),
+		Selectors:     firstNonEmpty(opts.PathSelectors, st.selectors),
+		ShowHidden:    opts.ShowHidden || st.showHidden,
+		Thread:        th,
+	}
+	top, err := eval.Run(ctx, cfg)
+	if err != nil {
+		return nil, toError(err, root)
+	}
+	out, err := output.YAML(top, output.Options{
+		SortKeys:    opts.SortKeys || st.sortKeys,
+		ShowHidden:  opts.ShowHidden || st.showHidden,
+		DisableNone: opts.DisableNone || st.disableNone,
+	})
+	if err != nil {
+		return nil, toError(err, root)
+	}
+	if int64(len(out)) > lim.MaxOutputBytes {
+		return nil, &Error{Kind: "LimitError", Message: fmt.Sprintf("the output is larger than %d bytes", lim.MaxOutputBytes)}
+	}
+	return &Result{YAML: out}, nil
+}
+
+func firstNonEmpty(a, b []string) []string {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
+// toError turns an evaluator error into *Error with a path relative to root.
+func toError(err error, root string) error {
+	var ee *eval.Error
+	if errors.As(err, &ee) {
+		file := ee.Pos.File
+		if rel, rerr := filepath.Rel(root, file); rerr == nil && filepath.IsAbs(file) && !strings.HasPrefix(rel, "..") {
+			file = rel
+		}
+		return &Error{Kind: ee.Kind, Message: ee.Msg, File: file, Line: ee.Pos.Line, Col: ee.Pos.Col}
+	}
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return toError(&eval.Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos}, root)
+	}
+	var ve *value.Error
+	if errors.As(err, &ve) {
+		return &Error{Kind: ve.Kind, Message: ve.Msg}
+	}
+	var ke *Error
+	if errors.As(err, &ke) {
+		return ke
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Kind: "TimeoutError", Message: err.Error()}
+	}
+	return err
+}
+
+// argumentValue decodes a -D value like the official CLI: JSON as is, True/False/
+// None, numbers and quoted strings as literals, anything else a string.
+func argumentValue(s string) value.Value {
+	if v, err := decodeJSON([]byte(s)); err == nil {
+		return v
+	}
+	t := strings.TrimSpace(s)
+	switch t {
+	case "True":
+		return value.True
+	case "False":
+		return value.False
+	case "None", "Undefined":
+		return value.None
+	}
+	if len(t) >= 2 && (t[0] == '\'' && t[len(t)-1] == '\'') {
+		return value.Str(t[1 : len(t)-1])
+	}
+	return value.Str(s)
+}
+
+// decodeJSON decodes JSON keeping object key order.
+func decodeJSON(b []byte) (value.Value, error) {
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	v, err := decodeJSONValue(dec)
+	if err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data")
+	}
+	return v, nil
+}
+
+func decodeJSONValue(dec *json.Decoder) (value.Value, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			d := value.NewDict(4)
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, _ := kt.(string)
+				v, err := decodeJSONValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				d.Set(k, v)
+			}
+			_, err := dec.Token()
+			return d, err
+		case '[':
+			var elems []value.Value
+			for dec.More() {
+				v, err := decodeJSONValue(dec)
+				if err != nil {
+					return nil, err
+				}
+				elems = append(elems, v)
+			}
+			_, err := dec.Token()
+			return value.NewList(elems), err
+		}
+	case string:
+		return value.Str(t), nil
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return value.Int(i), nil
+		}
+		f, err := t.Float64()
+		return value.Float(f), err
+	case bool:
+		return value.Bool(t), nil
+	case nil:
+		return value.None, nil
+	}
+	return nil, fmt.Errorf("unexpected JSON token %v", tok)
+}
+
+// findModRoot walks up from dir (not above limit) to a directory with kcl.mod.
+func findModRoot(dir, limit string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "kcl.mod")); err == nil {
+			return d
+		}
+		if d == limit || filepath.Dir(d) == d || !strings.HasPrefix(d, limit) {
+			return ""
+		}
+	}
+}
+
+// profileEntries reads `[profile] entries = [...]` from kcl.mod.
+func profileEntries(modRoot string) []string {
+	if modRoot == "" {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(modRoot, "kcl.mod"))
+	if err != nil {
+		return nil
+	}
+	inProfile := false
+	for _, line := range strings.Split(string(b), "\n") {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "[") {
+			inProfile = l == "[profile]"
+			continue
+		}
+		if !inProfile || !strings.HasPrefix(l, "entries") {
+			continue
+		}
+		_, list, ok := strings.Cut(l, "=")
+		if !ok {
+			continue
+		}
+		var entries []string
+		if err := json.Unmarshal([]byte(strings.TrimSpace(list)), &entries); err == nil {
+			for i, e := range entries {
+				if !filepath.IsAbs(e) {
+					entries[i] = filepath.Join(modRoot, e)
+				}
+			}
+			return entries
+		}
+	}
+	return nil
 }

@@ -1,0 +1,170 @@
+package eval
+
+import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+func (in *Interp) evalArgs(e *env, argExprs []syntax.Expr, kws []*syntax.Keyword) ([]value.Value, []value.KV, error) {
+	var args []value.Value
+	for _, a := range argExprs {
+		if st, ok := a.(*syntax.StarredExpr); ok {
+			v, err := in.eval(e, st.Value)
+			if err != nil {
+				return nil, nil, err
+			}
+			items, err := iterate(v, st.Pos())
+			if err != nil {
+				return nil, nil, err
+			}
+			args = append(args, items...)
+			continue
+		}
+		v, err := in.eval(e, a)
+		if err != nil {
+			return nil, nil, err
+		}
+		args = append(args, v)
+	}
+	var kwargs []value.KV
+	for _, k := range kws {
+		v, err := in.eval(e, k.Value)
+		if err != nil {
+			return nil, nil, err
+		}
+		if k.Arg == nil {
+			// **kwargs unpacking
+			if d, ok := value.AsDict(v); ok {
+				for _, ent := range d.Entries() {
+					kwargs = append(kwargs, value.KV{Key: ent.Key, Value: ent.Value})
+				}
+			}
+			continue
+		}
+		kwargs = append(kwargs, value.KV{Key: k.Arg.Name(), Value: v})
+	}
+	return args, kwargs, nil
+}
+
+func (in *Interp) evalCall(e *env, x *syntax.CallExpr) (value.Value, error) {
+	fv, err := in.eval(e, x.Func)
+	if err != nil {
+		return nil, err
+	}
+	args, kwargs, err := in.evalArgs(e, x.Args, x.Keywords)
+	if err != nil {
+		return nil, err
+	}
+	fn, ok := fv.(value.Callable)
+	if !ok {
+		return nil, errorAt(lineOnly(x.Pos()), value.KindEvaluation, "'%s' object is not callable", fv.Type())
+	}
+	if err := in.thread.Enter(); err != nil {
+		return nil, locate(err, lineOnly(x.Pos()))
+	}
+	prevFile := in.thread.CurrentFile
+	r, err := fn.Call(in.thread, args, kwargs)
+	in.thread.CurrentFile = prevFile
+	in.thread.Leave()
+	if err != nil {
+		return nil, locate(err, lineOnly(x.Pos()))
+	}
+	if r == nil {
+		r = value.None
+	}
+	return r, nil
+}
+
+// bindParams binds call arguments to parameters, evaluating defaults in the
+// definition environment and converting typed parameters.
+func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value.Value, kwargs []value.KV, pos syntax.Position) (map[string]value.Value, error) {
+	vars := make(map[string]value.Value, len(params.Args))
+	if len(args) > len(params.Args) {
+		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "expected %d positional arguments, found %d", len(params.Args), len(args))
+	}
+	for i, p := range params.Args {
+		name := p.Name()
+		var v value.Value
+		if i < len(args) {
+			v = args[i]
+		}
+		for _, kw := range kwargs {
+			if kw.Key == name {
+				v = kw.Value
+			}
+		}
+		if v == nil {
+			if i < len(params.Defaults) && params.Defaults[i] != nil {
+				dv, err := in.eval(defEnv.withLocals(vars), params.Defaults[i])
+				if err != nil {
+					return nil, err
+				}
+				v = dv
+			} else {
+				return nil, errorAt(lineOnly(pos), value.KindEvaluation, "missing 1 required positional argument: '%s'", name)
+			}
+		}
+		if i < len(params.TyList) && params.TyList[i] != nil {
+			cv, err := in.convertType(defEnv, v, params.TyList[i], lineOnly(pos))
+			if err != nil {
+				return nil, err
+			}
+			v = cv
+		}
+		vars[name] = v
+	}
+	for _, kw := range kwargs {
+		if _, ok := vars[kw.Key]; !ok {
+			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "got an unexpected keyword argument '%s'", kw.Key)
+		}
+	}
+	return vars, nil
+}
+
+// lambdaFn is a lambda with its closure.
+type lambdaFn struct {
+	expr *syntax.LambdaExpr
+	env  *env
+}
+
+func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) value.Value {
+	lf := &lambdaFn{expr: x, env: e}
+	f := &value.Function{FuncName: "lambda", Closure: lf}
+	f.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		return in.callLambda(lf, args, kwargs)
+	}
+	return f
+}
+
+func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV) (value.Value, error) {
+	x := lf.expr
+	vars := map[string]value.Value{}
+	if x.Args != nil {
+		var err error
+		vars, err = in.bindParams(lf.env, x.Args, args, kwargs, x.Pos())
+		if err != nil {
+			return nil, err
+		}
+	} else if len(args) > 0 {
+		return nil, errorAt(lineOnly(x.Pos()), value.KindEvaluation, "expected 0 positional arguments, found %d", len(args))
+	}
+	le := lf.env.withLocals(vars)
+	le.lambda = le.locals
+	var result value.Value = value.None
+	for _, st := range x.Body {
+		v, err := in.execStmtValue(le, st)
+		if err != nil {
+			return nil, err
+		}
+		switch st.(type) {
+		case *syntax.ExprStmt, *syntax.IfStmt:
+			result = v
+		default:
+			result = value.None
+		}
+	}
+	if x.ReturnTy != nil {
+		return in.convertType(lf.env, result, x.ReturnTy, lineOnly(x.Pos()))
+	}
+	return result, nil
+}

@@ -1,0 +1,65 @@
+package eval
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// Error kinds the evaluator raises besides the value package's.
+const (
+	KindCompile          = "CompileError"
+	KindImmutable        = "ImmutableError"
+	KindCannotFindModule = "CannotFindModule"
+	KindIllegalInherit   = "IllegalInheritError"
+	KindIllegalAttribute = "IllegalAttributeError"
+	KindIllegalParameter = "IllegalParameterError"
+	KindRecursiveLoad    = "RecursiveLoad"
+)
+
+// Error is a program error with the position the official engine reports.
+// Col is 0 when the engine reports only a line.
+type Error struct {
+	Kind string
+	Msg  string
+	Pos  syntax.Position
+}
+
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s: %s: %s", e.Kind, e.Pos, e.Msg)
+}
+
+func errorAt(pos syntax.Position, kind, format string, args ...any) *Error {
+	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...), Pos: pos}
+}
+
+// locate attaches a position to an error raised by a value operation, keeping
+// errors that already carry one.
+func locate(err error, pos syntax.Position) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return err
+	}
+	var ve *value.Error
+	if errors.As(err, &ve) {
+		kind := ve.Kind
+		return &Error{Kind: kind, Msg: ve.Msg, Pos: pos}
+	}
+	var se *syntax.Error
+	if errors.As(err, &se) {
+		return &Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos}
+	}
+	return &Error{Kind: value.KindEvaluation, Msg: err.Error(), Pos: pos}
+}
+
+// lineOnly drops the column: the official runtime locates most run-time errors
+// at a line only.
+func lineOnly(p syntax.Position) syntax.Position {
+	p.Col = 0
+	return p
+}

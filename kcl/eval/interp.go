@@ -1,0 +1,292 @@
+// Package eval evaluates parsed KCL programs: it loads packages through a
+// sandbox, resolves names in lazily evaluated scopes (KCL's order-independent
+// globals and schema attributes), instantiates schemas, unifies configs and
+// checks types at run time.
+package eval
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// Config is one evaluation.
+type Config struct {
+	// Root is the absolute program root; Files are absolute paths (files or
+	// package directories) inside the sandbox.
+	Root  string
+	Files []string
+	// ModRoot is the directory holding kcl.mod, or the root of the entry.
+	ModRoot string
+	// ExternalPkgs maps external package names to absolute directories.
+	ExternalPkgs map[string]string
+	// FileOverrides replace file contents, keyed by absolute path.
+	FileOverrides map[string][]byte
+	// Options are option() values (from -D and settings).
+	Options    map[string]value.Value
+	Overrides  []string
+	Selectors  []string
+	ShowHidden bool
+	Thread     *value.Thread
+}
+
+// Interp holds one run's state.
+type Interp struct {
+	cfg    *Config
+	thread *value.Thread
+	sb     *sandbox
+	pkgs   map[string]*pkgState
+	main   *pkgState
+	// schemaDefs by full name, for union re-resolution.
+	callDepth int
+}
+
+// pkgState is a loaded package.
+type pkgState struct {
+	path   string // "__main__" or dotted path
+	dir    string
+	files  []*fileUnit
+	global *lazyScope
+	types  map[string]*typeAlias
+	state  int // 0 new, 1 running, 2 done
+	module *value.Module
+}
+
+type typeAlias struct {
+	ty   syntax.Type
+	file *fileUnit
+}
+
+// fileUnit is one parsed file of a package.
+type fileUnit struct {
+	mod     *syntax.Module
+	path    string // absolute
+	pkg     *pkgState
+	imports map[string]value.Value
+}
+
+// Run evaluates the program and returns its top-level values in output order.
+func Run(ctx context.Context, cfg *Config) (*value.Dict, error) {
+	dirs := []string{cfg.Root}
+	for _, d := range cfg.ExternalPkgs {
+		dirs = append(dirs, d)
+	}
+	sb, err := newSandbox(dirs, cfg.FileOverrides)
+	if err != nil {
+		return nil, err
+	}
+	defer sb.Close()
+	in := &Interp{cfg: cfg, thread: cfg.Thread, sb: sb, pkgs: map[string]*pkgState{}}
+	if in.thread == nil {
+		in.thread = &value.Thread{Ctx: ctx}
+	}
+	if in.thread.FS == nil {
+		in.thread.FS = sb.FS()
+	}
+	if in.thread.Options == nil {
+		in.thread.Options = cfg.Options
+	}
+	mainPkg, err := in.loadMain()
+	if err != nil {
+		return nil, err
+	}
+	in.main = mainPkg
+	if err := in.applyOverrides(mainPkg); err != nil {
+		return nil, err
+	}
+	if err := in.evalPackage(mainPkg); err != nil {
+		return nil, err
+	}
+	out := in.exportGlobals(mainPkg)
+	if len(cfg.Selectors) > 0 {
+		return in.selectPaths(out, cfg.Selectors)
+	}
+	return out, nil
+}
+
+func (in *Interp) loadMain() (*pkgState, error) {
+	p := &pkgState{path: value.MainPkg, types: map[string]*typeAlias{}}
+	for _, f := range in.cfg.Files {
+		if in.sb.IsDir(f) {
+			files, err := in.sb.KFiles(f)
+			if err != nil {
+				return nil, &Error{Kind: KindCannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s", f)}
+			}
+			if p.dir == "" {
+				p.dir = f
+			}
+			for _, kf := range files {
+				if err := in.addFile(p, kf); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		if p.dir == "" {
+			p.dir = filepath.Dir(f)
+		}
+		if err := in.addFile(p, f); err != nil {
+			return nil, err
+		}
+	}
+	in.pkgs[p.path] = p
+	in.prepare(p)
+	return p, nil
+}
+
+func (in *Interp) addFile(p *pkgState, path string) error {
+	src, err := in.sb.ReadFile(path)
+	if err != nil {
+		return &Error{Kind: KindCannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s from %s", filepath.Base(path), path)}
+	}
+	m, err := parseCached(path, src)
+	if err != nil {
+		return err
+	}
+	p.files = append(p.files, &fileUnit{mod: m, path: path, pkg: p, imports: map[string]value.Value{}})
+	return nil
+}
+
+// prepare builds the package's lazy global scope and collects type aliases.
+func (in *Interp) prepare(p *pkgState) {
+	var refs []stmtRef
+	for _, f := range p.files {
+		for _, s := range f.mod.Body {
+			refs = append(refs, stmtRef{stmt: s, file: f})
+			if ta, ok := s.(*syntax.TypeAliasStmt); ok {
+				p.types[ta.TypeName.Name()] = &typeAlias{ty: ta.Ty, file: f}
+			}
+		}
+	}
+	p.global = newLazyScope(refs)
+}
+
+// evalPackage runs every top-level statement of p once.
+func (in *Interp) evalPackage(p *pkgState) error {
+	if p.state == 2 {
+		return nil
+	}
+	p.state = 1
+	ls := p.global
+	for i := range ls.stmts {
+		if err := in.runGlobalStmt(p, i); err != nil {
+			return err
+		}
+	}
+	p.state = 2
+	return nil
+}
+
+func (in *Interp) runGlobalStmt(p *pkgState, i int) error {
+	ls := p.global
+	if ls.done[i] {
+		return nil
+	}
+	ls.done[i] = true
+	ref := ls.stmts[i]
+	e := &env{file: ref.file, pkg: p}
+	return in.execStmt(e, ref.stmt)
+}
+
+// exportGlobals returns the package's public values in first-assignment order,
+// dropping private names, functions, schema types and modules.
+func (in *Interp) exportGlobals(p *pkgState) *value.Dict {
+	out := value.NewDict(len(p.global.order))
+	for _, name := range p.global.order {
+		if strings.HasPrefix(name, "_") && !in.cfg.ShowHidden {
+			continue
+		}
+		v := p.global.vals[name]
+		if !exportable(v) {
+			continue
+		}
+		out.Set(name, v)
+	}
+	return out
+}
+
+func exportable(v value.Value) bool {
+	switch v.(type) {
+	case nil, *value.Function, *value.Builtin, *value.Module, value.UndefinedType:
+		return false
+	}
+	return true
+}
+
+// stmtRef is a statement with the file it belongs to.
+type stmtRef struct {
+	stmt syntax.Stmt
+	file *fileUnit
+}
+
+// lazyScope is a scope of order-independent assignments: a name read before its
+// assignments ran triggers them (KCL's backtracking evaluation).
+type lazyScope struct {
+	vals    map[string]value.Value
+	order   []string
+	setters map[string][]int
+	stmts   []stmtRef
+	done    []bool
+	running map[string]bool
+	// declared records names that have a plain assignment, for immutability.
+	assigned map[string]bool
+}
+
+func newLazyScope(refs []stmtRef) *lazyScope {
+	ls := &lazyScope{
+		vals:     map[string]value.Value{},
+		setters:  map[string][]int{},
+		stmts:    refs,
+		done:     make([]bool, len(refs)),
+		running:  map[string]bool{},
+		assigned: map[string]bool{},
+	}
+	for i, r := range refs {
+		for _, n := range stmtTargets(r.stmt, nil) {
+			s := ls.setters[n]
+			if len(s) == 0 || s[len(s)-1] != i {
+				ls.setters[n] = append(s, i)
+			}
+		}
+	}
+	return ls
+}
+
+func (ls *lazyScope) set(name string, v value.Value) {
+	if _, ok := ls.vals[name]; !ok {
+		ls.order = append(ls.order, name)
+	}
+	ls.vals[name] = v
+}
+
+// stmtTargets lists the names a statement may assign.
+func stmtTargets(s syntax.Stmt, out []string) []string {
+	switch s := s.(type) {
+	case *syntax.AssignStmt:
+		for _, t := range s.Targets {
+			out = append(out, t.Name.Value)
+		}
+	case *syntax.AugAssignStmt:
+		out = append(out, s.Target.Name.Value)
+	case *syntax.UnificationStmt:
+		out = append(out, s.Target.Names[0].Value)
+	case *syntax.SchemaAttr:
+		out = append(out, s.Name.Value)
+	case *syntax.SchemaStmt:
+		out = append(out, s.Name.Value)
+	case *syntax.RuleStmt:
+		out = append(out, s.Name.Value)
+	case *syntax.IfStmt:
+		for _, b := range s.Body {
+			out = stmtTargets(b, out)
+		}
+		for _, b := range s.Orelse {
+			out = stmtTargets(b, out)
+		}
+	}
+	return out
+}

@@ -1,0 +1,165 @@
+package eval
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// sandbox reads files only below its roots: the program root and the roots of
+// external packages. os.Root refuses paths (and symlinks) that leave a root.
+type sandbox struct {
+	roots     []sandboxRoot
+	overrides map[string][]byte // absolute path -> content
+}
+
+type sandboxRoot struct {
+	dir  string // absolute, cleaned
+	root *os.Root
+}
+
+func newSandbox(dirs []string, overrides map[string][]byte) (*sandbox, error) {
+	sb := &sandbox{overrides: overrides}
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox root %s: %w", d, err)
+		}
+		r, err := os.OpenRoot(abs)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox root %s: %w", d, err)
+		}
+		sb.roots = append(sb.roots, sandboxRoot{dir: filepath.Clean(abs), root: r})
+	}
+	return sb, nil
+}
+
+func (sb *sandbox) Close() {
+	for _, r := range sb.roots {
+		r.root.Close()
+	}
+}
+
+// locate finds the root holding abs and the path relative to it.
+func (sb *sandbox) locate(abs string) (*os.Root, string, error) {
+	abs = filepath.Clean(abs)
+	for _, r := range sb.roots {
+		rel, err := filepath.Rel(r.dir, abs)
+		if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+			return r.root, rel, nil
+		}
+	}
+	return nil, "", fmt.Errorf("%s: %w", abs, fs.ErrPermission)
+}
+
+func (sb *sandbox) ReadFile(abs string) ([]byte, error) {
+	if b, ok := sb.overrides[filepath.Clean(abs)]; ok {
+		return b, nil
+	}
+	r, rel, err := sb.locate(abs)
+	if err != nil {
+		return nil, err
+	}
+	return r.ReadFile(rel)
+}
+
+func (sb *sandbox) Stat(abs string) (fs.FileInfo, error) {
+	if _, ok := sb.overrides[filepath.Clean(abs)]; ok {
+		return fakeFileInfo{name: filepath.Base(abs)}, nil
+	}
+	r, rel, err := sb.locate(abs)
+	if err != nil {
+		return nil, err
+	}
+	return r.Stat(rel)
+}
+
+func (sb *sandbox) IsDir(abs string) bool {
+	fi, err := sb.Stat(abs)
+	return err == nil && fi.IsDir()
+}
+
+func (sb *sandbox) IsFile(abs string) bool {
+	fi, err := sb.Stat(abs)
+	return err == nil && !fi.IsDir()
+}
+
+// KFiles lists the .k files of a package directory in name order, without tests.
+func (sb *sandbox) KFiles(abs string) ([]string, error) {
+	r, rel, err := sb.locate(abs)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := fs.ReadDir(r.FS(), filepath.ToSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".k") || strings.HasSuffix(n, "_test.k") {
+			continue
+		}
+		out = append(out, filepath.Join(abs, n))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// FS exposes the program root to the file module.
+func (sb *sandbox) FS() fs.FS {
+	if len(sb.roots) == 0 {
+		return nil
+	}
+	return sb.roots[0].root.FS()
+}
+
+type fakeFileInfo struct {
+	fs.FileInfo
+	name string
+}
+
+func (f fakeFileInfo) Name() string { return f.name }
+func (f fakeFileInfo) IsDir() bool  { return false }
+
+// parseCache keeps parsed files by content so that large shared packages (the
+// k8s schemas) are parsed once per process. ASTs are never mutated after parsing.
+var parseCache sync.Map // [32]byte -> *syntax.Module
+
+func parseCached(filename string, src []byte) (*syntax.Module, error) {
+	h := sha256.New()
+	h.Write([]byte(filename))
+	h.Write([]byte{0})
+	h.Write(src)
+	var key [32]byte
+	copy(key[:], h.Sum(nil))
+	if m, ok := parseCache.Load(key); ok {
+		return m.(*syntax.Module), nil
+	}
+	m, err := syntax.ParseFile(filename, src)
+	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			return nil, &Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos}
+		}
+		return nil, err
+	}
+	parseCache.Store(key, m)
+	return m, nil
+}
+
+// cleanSlash joins import path parts.
+func importDir(base string, parts []string) string {
+	return filepath.Join(append([]string{base}, parts...)...)
+}
+
+var _ = path.Join

@@ -1,0 +1,523 @@
+package eval
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// schemaDef is a schema (or rule) type: its statement, the environment it was
+// defined in, and its resolved parent and mixins.
+type schemaDef struct {
+	name    string
+	pkgPath string
+	stmt    *syntax.SchemaStmt
+	rule    *syntax.RuleStmt
+	env     *env // defining environment (file, package)
+	parent  *schemaDef
+	mixins  []*schemaDef
+	// attrs are the declared attributes of the whole chain, in order.
+	attrs     []string
+	attrTypes map[string]attrDecl
+	indexSig  *syntax.SchemaIndexSignature
+	indexEnv  *env
+	fn        *value.Function
+	instances []value.Value
+}
+
+type attrDecl struct {
+	ty       syntax.Type
+	optional bool
+	env      *env
+}
+
+func (d *schemaDef) typeValue() *value.Function { return d.fn }
+
+func (d *schemaDef) isProtocol() bool { return d.stmt != nil && d.stmt.IsProtocol }
+
+// chain lists the schema and its ancestors, root first.
+func (d *schemaDef) chain() []*schemaDef {
+	var c []*schemaDef
+	for s := d; s != nil; s = s.parent {
+		c = append([]*schemaDef{s}, c...)
+	}
+	return c
+}
+
+func (d *schemaDef) isSubOf(o *schemaDef) bool {
+	for s := d; s != nil; s = s.parent {
+		if s == o || (s.name == o.name && s.pkgPath == o.pkgPath) {
+			return true
+		}
+	}
+	return false
+}
+
+func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error) {
+	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, stmt: s, env: &env{file: e.file, pkg: e.pkg}, attrTypes: map[string]attrDecl{}}
+	if s.ParentName != nil {
+		pv, err := in.evalIdentifier(e, s.ParentName)
+		if err != nil {
+			return nil, err
+		}
+		pdef, ok := schemaDefOf(pv)
+		if !ok {
+			return nil, errorAt(s.ParentName.Pos(), KindIllegalInherit, "invalid schema inherit object type, expect schema, got '%s'", pv.Type())
+		}
+		if pdef.stmt != nil && pdef.stmt.IsMixin {
+			return nil, errorAt(s.ParentName.Pos(), KindIllegalInherit, "mixin inheritance %s is prohibited", pdef.name)
+		}
+		def.parent = pdef
+		def.attrs = append(def.attrs, pdef.attrs...)
+		for k, v := range pdef.attrTypes {
+			def.attrTypes[k] = v
+		}
+		def.indexSig, def.indexEnv = pdef.indexSig, pdef.indexEnv
+	}
+	for _, m := range s.Mixins {
+		mv, err := in.evalIdentifier(e, m)
+		if err != nil {
+			return nil, err
+		}
+		mdef, ok := schemaDefOf(mv)
+		if !ok {
+			return nil, errorAt(m.Pos(), KindIllegalInherit, "illegal schema mixin object type, expected mixin, got '%s'", mv.Type())
+		}
+		def.mixins = append(def.mixins, mdef)
+	}
+	addAttrs := func(body []syntax.Stmt, de *env) {
+		var walk func([]syntax.Stmt)
+		walk = func(stmts []syntax.Stmt) {
+			for _, st := range stmts {
+				switch a := st.(type) {
+				case *syntax.SchemaAttr:
+					name := a.Name.Value
+					if _, ok := def.attrTypes[name]; !ok {
+						def.attrs = append(def.attrs, name)
+					}
+					prev, had := def.attrTypes[name]
+					decl := attrDecl{ty: a.Ty, optional: a.IsOptional, env: de}
+					if had && a.Ty == nil {
+						decl.ty, decl.env = prev.ty, prev.env
+					}
+					def.attrTypes[name] = decl
+				case *syntax.IfStmt:
+					walk(a.Body)
+					walk(a.Orelse)
+				}
+			}
+		}
+		walk(body)
+	}
+	addAttrs(s.Body, def.env)
+	for _, m := range def.mixins {
+		if m.stmt != nil {
+			addAttrs(m.stmt.Body, m.env)
+		}
+	}
+	if s.IndexSignature != nil {
+		def.indexSig, def.indexEnv = s.IndexSignature, def.env
+	}
+	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
+	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos())
+	}
+	return def, nil
+}
+
+func (in *Interp) defineRule(e *env, s *syntax.RuleStmt) (*schemaDef, error) {
+	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, rule: s, env: &env{file: e.file, pkg: e.pkg}, attrTypes: map[string]attrDecl{}}
+	for _, p := range s.ParentRules {
+		pv, err := in.evalIdentifier(e, p)
+		if err != nil {
+			return nil, err
+		}
+		if pdef, ok := schemaDefOf(pv); ok {
+			def.mixins = append(def.mixins, pdef)
+		}
+	}
+	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
+	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos())
+	}
+	return def, nil
+}
+
+func schemaDefOf(v value.Value) (*schemaDef, bool) {
+	f, ok := v.(*value.Function)
+	if !ok {
+		return nil, false
+	}
+	d, ok := f.Closure.(*schemaDef)
+	return d, ok
+}
+
+// schemaFrame is one schema instance under construction.
+type schemaFrame struct {
+	def    *schemaDef
+	inst   *value.Dict
+	config *value.Dict
+	ls     *lazyScope
+	envs   map[*fileUnit]*env
+	// stmtEnv gives each statement of the combined bodies its environment.
+	stmtEnv []*env
+}
+
+func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, error) {
+	tv, err := in.evalIdentifier(e, x.Name)
+	if err != nil {
+		return nil, err
+	}
+	var cfg value.Value = value.NewDict(0)
+	if x.Config != nil {
+		cfg, err = in.eval(e, x.Config)
+		if err != nil {
+			return nil, err
+		}
+	}
+	args, kwargs, err := in.evalArgs(e, x.Args, x.Kwargs)
+	if err != nil {
+		return nil, err
+	}
+	def, ok := schemaDefOf(tv)
+	if !ok {
+		// Dict type used as a schema expression, e.g. a type alias of a dict.
+		if d, ok := cfg.(*value.Dict); ok && tv == nil {
+			return d, nil
+		}
+		return nil, errorAt(x.Name.Pos(), value.KindEvaluation, "'%s' is not a schema type", x.Name.Name())
+	}
+	d, ok := value.AsDict(cfg)
+	if !ok {
+		return nil, errorAt(x.Pos(), value.KindType, "schema config must be a dict, got %s", cfg.Type())
+	}
+	return in.instantiate(def, d, args, kwargs, x.Pos())
+}
+
+// resolveSchema re-runs a schema after a union changed its config.
+func (in *Interp) resolveSchema(s *value.Schema, keys []string) (value.Value, error) {
+	def, ok := s.Def.(*schemaDef)
+	if !ok {
+		return s, nil
+	}
+	cfg := value.NewDict(len(keys))
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if v, ok := s.Config.Get(k); ok {
+			cfg.SetEntry(value.Entry{Key: k, Value: v, Op: value.OpOverride, Index: value.NoIndex})
+		}
+	}
+	return in.instantiate(def, cfg, s.Args, s.Kwargs, syntax.Position{})
+}
+
+// instantiate builds an instance of def from a config.
+func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position) (value.Value, error) {
+	if def.isProtocol() {
+		return nil, errorAt(pos, value.KindEvaluation, "Protocol %s can't be instantiated", def.name)
+	}
+	if def.stmt != nil && def.stmt.IsMixin {
+		return nil, errorAt(pos, value.KindEvaluation, "Mixin %s can't be instantiated", def.name)
+	}
+	if err := in.thread.Enter(); err != nil {
+		return nil, locate(err, pos)
+	}
+	defer in.thread.Leave()
+	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config}
+	// Combined bodies: ancestors first, each followed by its mixins.
+	var refs []stmtRef
+	var envs []*env
+	addBody := func(d *schemaDef, body []syntax.Stmt, params *syntax.Arguments) error {
+		be := &env{file: d.env.file, pkg: d.env.pkg, schema: f}
+		if params != nil {
+			vars, err := in.bindParams(d.env, params, args, kwargs, pos)
+			if err != nil {
+				return err
+			}
+			be.locals = &locals{vars: vars}
+		}
+		for _, st := range body {
+			refs = append(refs, stmtRef{stmt: st, file: d.env.file})
+			envs = append(envs, be)
+		}
+		return nil
+	}
+	for _, d := range def.chain() {
+		if d.stmt != nil {
+			if err := addBody(d, d.stmt.Body, d.stmt.Args); err != nil {
+				return nil, err
+			}
+		}
+		for _, m := range d.mixins {
+			if m.stmt != nil {
+				if err := addBody(m, m.stmt.Body, nil); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	f.ls = newLazyScope(refs)
+	f.stmtEnv = envs
+	for i := range refs {
+		if err := in.runFrameStmt(f, i); err != nil {
+			return nil, err
+		}
+	}
+	// Config keys the body did not assign.
+	for _, ent := range config.Entries() {
+		if f.inst.Has(ent.Key) {
+			continue
+		}
+		if _, declared := def.attrTypes[ent.Key]; !declared && def.indexSig == nil && def.rule == nil {
+			return nil, errorAt(pos, KindCompile, "Cannot add member '%s' to schema '%s'", ent.Key, def.name)
+		}
+		v := ent.Value
+		if def.indexSig != nil {
+			if _, declared := def.attrTypes[ent.Key]; !declared && def.indexSig.ValueTy != nil {
+				var err error
+				v, err = in.convertType(def.indexEnv, v, def.indexSig.ValueTy, lineOnly(pos))
+				if err != nil {
+					return nil, err
+				}
+			}
+		}
+		f.inst.Set(ent.Key, v)
+	}
+	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: config, Args: args, Kwargs: kwargs}
+	for _, ent := range config.Entries() {
+		inst.ConfigKeys = append(inst.ConfigKeys, ent.Key)
+	}
+	inst.Optional = map[string]bool{}
+	for name, a := range def.attrTypes {
+		inst.Optional[name] = a.optional
+	}
+	// Required attributes.
+	for _, name := range def.attrs {
+		a := def.attrTypes[name]
+		if a.optional {
+			continue
+		}
+		if v, ok := f.inst.Get(name); !ok || value.IsNoneOrUndefined(v) {
+			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "attribute '%s' of %s is required and can't be None or Undefined", name, def.name)
+		}
+	}
+	if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
+		return nil, err
+	}
+	if def.rule != nil {
+		return value.True, nil
+	}
+	def.instances = append(def.instances, inst)
+	if err := in.thread.Alloc(f.inst.Len() + 1); err != nil {
+		return nil, locate(err, pos)
+	}
+	return inst, nil
+}
+
+func (in *Interp) runFrameStmt(f *schemaFrame, i int) error {
+	if f.ls.done[i] {
+		return nil
+	}
+	f.ls.done[i] = true
+	return in.execStmt(f.stmtEnv[i], f.ls.stmts[i].stmt)
+}
+
+func (in *Interp) runChecks(def *schemaDef, f *schemaFrame, args []value.Value, kwargs []value.KV, pos syntax.Position) error {
+	var run func(d *schemaDef) error
+	run = func(d *schemaDef) error {
+		if d.parent != nil {
+			if err := run(d.parent); err != nil {
+				return err
+			}
+		}
+		var checks []*syntax.CheckExpr
+		var params *syntax.Arguments
+		if d.stmt != nil {
+			checks, params = d.stmt.Checks, d.stmt.Args
+		} else if d.rule != nil {
+			checks, params = d.rule.Checks, d.rule.Args
+		}
+		ce := &env{file: d.env.file, pkg: d.env.pkg, schema: f}
+		if params != nil {
+			vars, err := in.bindParams(d.env, params, args, kwargs, pos)
+			if err != nil {
+				return err
+			}
+			ce.locals = &locals{vars: vars}
+		}
+		for _, c := range checks {
+			if err := in.runCheck(ce, c); err != nil {
+				return err
+			}
+		}
+		for _, m := range d.mixins {
+			if err := run(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return run(def)
+}
+
+func (in *Interp) runCheck(e *env, c *syntax.CheckExpr) error {
+	if c.IfCond != nil {
+		v, err := in.eval(e, c.IfCond)
+		if err != nil {
+			return err
+		}
+		if !v.Truth() {
+			return nil
+		}
+	}
+	v, err := in.eval(e, c.Test)
+	if err != nil {
+		return err
+	}
+	if v.Truth() {
+		return nil
+	}
+	msg := "Check failed on the condition"
+	if c.Msg != nil {
+		m, err := in.eval(e, c.Msg)
+		if err != nil {
+			return err
+		}
+		if s := m.String(); s != "" {
+			msg += ": " + s
+		}
+	}
+	return &Error{Kind: value.KindEvaluation, Msg: msg, Pos: lineOnly(c.Pos())}
+}
+
+// frameLookup reads an attribute of the instance under construction.
+func (in *Interp) frameLookup(f *schemaFrame, name string) (value.Value, bool, error) {
+	ls := f.ls
+	if idxs, ok := ls.setters[name]; ok && !ls.running[name] {
+		ls.running[name] = true
+		for _, i := range idxs {
+			if !ls.done[i] {
+				if err := in.runFrameStmt(f, i); err != nil {
+					delete(ls.running, name)
+					return nil, false, err
+				}
+			}
+		}
+		delete(ls.running, name)
+	}
+	if v, ok := f.inst.Get(name); ok {
+		return v, true, nil
+	}
+	if v, ok := f.config.Get(name); ok {
+		return v, true, nil
+	}
+	if _, ok := f.def.attrTypes[name]; ok {
+		return value.Undefined, true, nil
+	}
+	return nil, false, nil
+}
+
+// frameSet assigns an attribute: the instance's config takes precedence over
+// the schema body, combined by the config entry's operation.
+func (in *Interp) frameSet(f *schemaFrame, e *env, name string, v value.Value, pos syntax.Position) error {
+	if ent, ok := f.config.Entry(name); ok {
+		var err error
+		switch ent.Op {
+		case value.OpOverride:
+			if ent.Index == value.NoIndex {
+				v = ent.Value
+			} else {
+				v, err = in.applyEntry(v, ent, pos)
+			}
+		case value.OpInsert:
+			v, err = in.applyEntry(v, ent, pos)
+		default:
+			if isContainerValue(v) && isContainerValue(ent.Value) {
+				v, err = in.applyEntry(v, ent, pos)
+			} else if !value.IsUndefined(ent.Value) {
+				v = ent.Value
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if a, ok := f.def.attrTypes[name]; ok && a.ty != nil {
+		var err error
+		v, err = in.convertType(a.env, v, a.ty, lineOnly(pos))
+		if err != nil {
+			return err
+		}
+	}
+	f.inst.Set(name, v)
+	return nil
+}
+
+// applyEntry merges one config entry into a value via a one-key union.
+func (in *Interp) applyEntry(v value.Value, ent value.Entry, pos syntax.Position) (value.Value, error) {
+	holder := value.NewDict(1)
+	if !value.IsUndefined(v) {
+		holder.Set(ent.Key, value.DeepCopy(v))
+	}
+	delta := value.NewDict(1)
+	delta.SetEntry(ent)
+	if _, err := value.Union(in.thread, holder, delta, in.unionOptions()); err != nil {
+		return nil, locate(err, lineOnly(pos))
+	}
+	r, _ := holder.Get(ent.Key)
+	return r, nil
+}
+
+func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
+	if e.schema == nil {
+		return errorAt(s.Pos(), KindCompile, "schema attribute outside a schema")
+	}
+	var v value.Value = value.Undefined
+	if s.Value != nil {
+		var err error
+		v, err = in.eval(e, s.Value)
+		if err != nil {
+			return err
+		}
+		if op, ok := s.Op.BinOp(); ok {
+			old, _ := e.schema.inst.Get(s.Name.Value)
+			if old == nil {
+				old = value.Undefined
+			}
+			v, err = in.binary(op, old, v, s.Pos())
+			if err != nil {
+				return err
+			}
+		}
+	} else if old, ok := e.schema.inst.Get(s.Name.Value); ok {
+		v = old
+	}
+	return in.frameSet(e.schema, e, s.Name.Value, v, s.Pos())
+}
+
+// schemaTypeAttr serves members of a schema type such as S.instances().
+func (in *Interp) schemaTypeAttr(def *schemaDef, name string) (value.Value, bool) {
+	switch name {
+	case "instances":
+		return value.NewBuiltin("instances", func(t *value.Thread, b *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+			out := append([]value.Value(nil), def.instances...)
+			return value.NewList(out), nil
+		}), true
+	}
+	return nil, false
+}
+
+func schemaTypeName(def *schemaDef) string {
+	if def.pkgPath == "" || def.pkgPath == value.MainPkg {
+		return def.name
+	}
+	return def.pkgPath + "." + def.name
+}
+
+var _ = fmt.Sprintf
+var _ = strings.HasPrefix

@@ -1,0 +1,123 @@
+package eval
+
+import (
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/builtins"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// env is where an expression is evaluated: its file (imports), package
+// (globals), local variables (lambda parameters, comprehension variables) and
+// the schema instance being built, if any.
+type env struct {
+	file   *fileUnit
+	pkg    *pkgState
+	locals *locals
+	schema *schemaFrame
+	// lambda is the innermost lambda's local scope: assignments go there.
+	lambda *locals
+}
+
+// locals is a chain of variable maps.
+type locals struct {
+	vars   map[string]value.Value
+	parent *locals
+}
+
+func (e *env) withLocals(vars map[string]value.Value) *env {
+	c := *e
+	c.locals = &locals{vars: vars, parent: e.locals}
+	return &c
+}
+
+func (l *locals) get(name string) (value.Value, bool) {
+	for s := l; s != nil; s = s.parent {
+		if v, ok := s.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// lookup resolves a name: locals, schema attributes, globals, imports, builtins.
+func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value, error) {
+	if v, ok := e.locals.get(name); ok {
+		return v, nil
+	}
+	if e.schema != nil {
+		v, ok, err := in.frameLookup(e.schema, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return v, nil
+		}
+	}
+	if e.pkg != nil {
+		v, ok, err := in.globalLookup(e.pkg, name)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			return v, nil
+		}
+	}
+	if e.file != nil {
+		if v, ok := e.file.imports[name]; ok {
+			return v, nil
+		}
+		// Imports are bound when their statement runs; run it on first use.
+		if v, ok, err := in.lazyImport(e.file, name); err != nil {
+			return nil, err
+		} else if ok {
+			return v, nil
+		}
+	}
+	if v, ok := builtins.Universe[name]; ok {
+		return v, nil
+	}
+	if v, ok := in.evaluatorBuiltins(name); ok {
+		return v, nil
+	}
+	return nil, errorAt(pos, KindCompile, "name '%s' is not defined", name)
+}
+
+// globalLookup reads a package global, running its assignments first if they
+// have not run yet.
+func (in *Interp) globalLookup(p *pkgState, name string) (value.Value, bool, error) {
+	ls := p.global
+	if idxs, ok := ls.setters[name]; ok && !ls.running[name] {
+		ls.running[name] = true
+		for _, i := range idxs {
+			if !ls.done[i] {
+				if err := in.runGlobalStmt(p, i); err != nil {
+					delete(ls.running, name)
+					return nil, false, err
+				}
+			}
+		}
+		delete(ls.running, name)
+	}
+	v, ok := ls.vals[name]
+	return v, ok, nil
+}
+
+func (in *Interp) lazyImport(f *fileUnit, name string) (value.Value, bool, error) {
+	for _, s := range f.mod.Body {
+		imp, ok := s.(*syntax.ImportStmt)
+		if !ok || imp.Name != name {
+			continue
+		}
+		if err := in.execImport(f, imp); err != nil {
+			return nil, false, err
+		}
+		v, ok := f.imports[name]
+		return v, ok, nil
+	}
+	return nil, false, nil
+}
+
+// isPrivate reports names that are mutable and not exported.
+func isPrivate(name string) bool { return strings.HasPrefix(name, "_") }

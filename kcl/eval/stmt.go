@@ -1,0 +1,405 @@
+package eval
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/modules"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// execStmt runs one statement. The returned value is the statement's value
+// (expression statements), which a lambda returns when it is the last one.
+func (in *Interp) execStmt(e *env, s syntax.Stmt) error {
+	_, err := in.execStmtValue(e, s)
+	return err
+}
+
+func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
+	if err := in.thread.Check(); err != nil {
+		return nil, locate(err, s.Pos())
+	}
+	switch s := s.(type) {
+	case *syntax.ExprStmt:
+		var last value.Value = value.None
+		for _, x := range s.Exprs {
+			v, err := in.eval(e, x)
+			if err != nil {
+				return nil, err
+			}
+			last = v
+		}
+		return last, nil
+	case *syntax.AssignStmt:
+		v, err := in.eval(e, s.Value)
+		if err != nil {
+			return nil, err
+		}
+		if s.Ty != nil {
+			v, err = in.convertType(e, v, s.Ty, lineOnly(s.Pos()))
+			if err != nil {
+				return nil, err
+			}
+		}
+		for _, t := range s.Targets {
+			if err := in.assign(e, t, v, s.Ty, true); err != nil {
+				return nil, err
+			}
+		}
+		return value.None, nil
+	case *syntax.AugAssignStmt:
+		return value.None, in.execAugAssign(e, s)
+	case *syntax.UnificationStmt:
+		v, err := in.eval(e, s.Value)
+		if err != nil {
+			return nil, err
+		}
+		name := s.Target.Names[0].Value
+		if old, ok := in.currentValue(e, name); ok && !value.IsNoneOrUndefined(old) {
+			v, err = in.union(old, v, s.Pos())
+			if err != nil {
+				return nil, err
+			}
+		}
+		t := &syntax.Target{Span: s.Target.Span, Name: s.Target.Names[0]}
+		for _, n := range s.Target.Names[1:] {
+			t.Paths = append(t.Paths, syntax.MemberOrIndex{Member: n})
+		}
+		return value.None, in.assign(e, t, v, nil, false)
+	case *syntax.AssertStmt:
+		return value.None, in.execAssert(e, s)
+	case *syntax.IfStmt:
+		c, err := in.eval(e, s.Cond)
+		if err != nil {
+			return nil, err
+		}
+		body := s.Orelse
+		if c.Truth() {
+			body = s.Body
+		}
+		var last value.Value = value.None
+		for _, b := range body {
+			v, err := in.execStmtValue(e, b)
+			if err != nil {
+				return nil, err
+			}
+			last = v
+		}
+		return last, nil
+	case *syntax.ImportStmt:
+		return value.None, in.execImport(e.file, s)
+	case *syntax.SchemaStmt:
+		def, err := in.defineSchema(e, s)
+		if err != nil {
+			return nil, err
+		}
+		return value.None, in.setName(e, s.Name.Value, def.typeValue(), s.Pos(), false)
+	case *syntax.RuleStmt:
+		def, err := in.defineRule(e, s)
+		if err != nil {
+			return nil, err
+		}
+		return value.None, in.setName(e, s.Name.Value, def.typeValue(), s.Pos(), false)
+	case *syntax.TypeAliasStmt:
+		return value.None, nil
+	case *syntax.SchemaAttr:
+		return value.None, in.execSchemaAttr(e, s)
+	}
+	return nil, errorAt(s.Pos(), KindCompile, "unsupported statement %T", s)
+}
+
+// currentValue reads a name's value where an assignment would write it, without
+// backtracking.
+func (in *Interp) currentValue(e *env, name string) (value.Value, bool) {
+	switch {
+	case e.lambda != nil:
+		v, ok := e.lambda.vars[name]
+		return v, ok
+	case e.schema != nil:
+		return e.schema.inst.Get(name)
+	case e.pkg != nil:
+		v, ok := e.pkg.global.vals[name]
+		return v, ok
+	}
+	return nil, false
+}
+
+// assign stores v into a target. plain marks `=` assignments, which may not
+// rebind an exported global.
+func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type, plain bool) error {
+	name := t.Name.Value
+	if len(t.Paths) == 0 {
+		return in.setName(e, name, v, t.Pos(), plain)
+	}
+	base, err := in.lookup(e, name, t.Pos())
+	if err != nil {
+		return err
+	}
+	// Walk to the container holding the last step, creating dicts on the way.
+	cur := base
+	for i, step := range t.Paths {
+		last := i == len(t.Paths)-1
+		if step.Member != nil {
+			d, ok := value.AsDict(cur)
+			if !ok {
+				return errorAt(t.Pos(), value.KindEvaluation, "'%s' object has no attribute '%s'", cur.Type(), step.Member.Value)
+			}
+			if last {
+				d.Set(step.Member.Value, v)
+				break
+			}
+			next, ok := d.Get(step.Member.Value)
+			if !ok || value.IsNoneOrUndefined(next) {
+				next = value.NewDict(1)
+				d.Set(step.Member.Value, next)
+			}
+			cur = next
+			continue
+		}
+		idx, err := in.eval(e, step.Index)
+		if err != nil {
+			return err
+		}
+		switch c := cur.(type) {
+		case *value.List:
+			n, ok := idx.(value.Int)
+			if !ok {
+				return errorAt(t.Pos(), value.KindType, "list indices must be integers, not %s", idx.Type())
+			}
+			i := int(n)
+			if i < 0 {
+				i += len(c.Elems)
+			}
+			if i < 0 || i >= len(c.Elems) {
+				return errorAt(t.Pos(), value.KindEvaluation, "list index out of range")
+			}
+			if last {
+				c.Elems[i] = v
+			} else {
+				cur = c.Elems[i]
+			}
+		default:
+			d, ok := value.AsDict(cur)
+			if !ok {
+				return errorAt(t.Pos(), value.KindEvaluation, "'%s' object is not subscriptable", cur.Type())
+			}
+			key := idx.String()
+			if last {
+				d.Set(key, v)
+			} else {
+				next, ok := d.Get(key)
+				if !ok {
+					next = value.NewDict(1)
+					d.Set(key, next)
+				}
+				cur = next
+			}
+		}
+	}
+	return nil
+}
+
+// setName binds name in the innermost writable scope.
+func (in *Interp) setName(e *env, name string, v value.Value, pos syntax.Position, plain bool) error {
+	switch {
+	case e.lambda != nil:
+		e.lambda.vars[name] = v
+		return nil
+	case e.schema != nil:
+		return in.frameSet(e.schema, e, name, v, pos)
+	case e.pkg != nil:
+		ls := e.pkg.global
+		if plain {
+			if ls.assigned[name] && !isPrivate(name) {
+				return errorAt(pos, KindImmutable, "Can not change the value of '%s', because it was declared immutable", name)
+			}
+			ls.assigned[name] = true
+		}
+		ls.set(name, v)
+		return nil
+	}
+	return errorAt(pos, value.KindEvaluation, "cannot assign '%s' here", name)
+}
+
+func (in *Interp) execAugAssign(e *env, s *syntax.AugAssignStmt) error {
+	rhs, err := in.eval(e, s.Value)
+	if err != nil {
+		return err
+	}
+	var old value.Value
+	if len(s.Target.Paths) == 0 {
+		if v, ok := in.currentValue(e, s.Target.Name.Value); ok {
+			old = v
+		} else {
+			old, err = in.lookup(e, s.Target.Name.Value, s.Target.Pos())
+			if err != nil {
+				return err
+			}
+		}
+	} else {
+		old, err = in.evalTarget(e, s.Target)
+		if err != nil {
+			return err
+		}
+	}
+	op, _ := s.Op.BinOp()
+	nv, err := in.binary(op, old, rhs, s.Pos())
+	if err != nil {
+		return err
+	}
+	return in.assign(e, s.Target, nv, nil, false)
+}
+
+func (in *Interp) evalTarget(e *env, t *syntax.Target) (value.Value, error) {
+	v, err := in.lookup(e, t.Name.Value, t.Pos())
+	if err != nil {
+		return nil, err
+	}
+	for _, step := range t.Paths {
+		if step.Member != nil {
+			v, err = in.getAttr(v, step.Member.Value, false, t.Pos())
+		} else {
+			var idx value.Value
+			idx, err = in.eval(e, step.Index)
+			if err == nil {
+				v, err = in.index(v, idx, t.Pos())
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return v, nil
+}
+
+func (in *Interp) execAssert(e *env, s *syntax.AssertStmt) error {
+	if s.IfCond != nil {
+		c, err := in.eval(e, s.IfCond)
+		if err != nil {
+			return err
+		}
+		if !c.Truth() {
+			return nil
+		}
+	}
+	t, err := in.eval(e, s.Test)
+	if err != nil {
+		return err
+	}
+	if t.Truth() {
+		return nil
+	}
+	msg := ""
+	if s.Msg != nil {
+		m, err := in.eval(e, s.Msg)
+		if err != nil {
+			return err
+		}
+		msg = m.String()
+	}
+	return &Error{Kind: value.KindAssertion, Msg: msg, Pos: lineOnly(s.Pos())}
+}
+
+// execImport binds an import in its file.
+func (in *Interp) execImport(f *fileUnit, s *syntax.ImportStmt) error {
+	if _, ok := f.imports[s.Name]; ok {
+		return nil
+	}
+	raw := s.RawPath
+	if raw == "" && s.Path != nil {
+		raw = s.Path.Value
+	}
+	if m, ok := modules.Load(raw); ok && !strings.HasPrefix(raw, ".") {
+		f.imports[s.Name] = m
+		return nil
+	}
+	p, err := in.loadImport(f, raw, s.Pos())
+	if err != nil {
+		return err
+	}
+	if p.state == 1 {
+		return errorAt(s.Pos(), KindRecursiveLoad, "There is a circular import reference between module %s and %s", f.pkg.path, p.path)
+	}
+	if err := in.evalPackage(p); err != nil {
+		return err
+	}
+	if p.module == nil {
+		p.module = &value.Module{Name: p.path, Members: map[string]value.Value{}}
+		for name, v := range p.global.vals {
+			if isPrivate(name) {
+				continue
+			}
+			p.module.Members[name] = v
+		}
+	}
+	f.imports[s.Name] = p.module
+	return nil
+}
+
+// loadImport finds and parses the package an import path names.
+func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkgState, error) {
+	var dir, pkgPath string
+	switch {
+	case strings.HasPrefix(raw, "."):
+		n := len(raw) - len(strings.TrimLeft(raw, "."))
+		base := filepath.Dir(f.path)
+		for i := 1; i < n; i++ {
+			base = filepath.Dir(base)
+		}
+		rest := strings.TrimLeft(raw, ".")
+		dir = base
+		if rest != "" {
+			dir = importDir(base, strings.Split(rest, "."))
+		}
+		rel, err := filepath.Rel(in.modRoot(), dir)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			pkgPath = raw
+		} else {
+			pkgPath = strings.ReplaceAll(filepath.ToSlash(rel), "/", ".")
+		}
+	default:
+		parts := strings.Split(raw, ".")
+		if ext, ok := in.cfg.ExternalPkgs[parts[0]]; ok {
+			dir = importDir(ext, parts[1:])
+		} else {
+			dir = importDir(in.modRoot(), parts)
+		}
+		pkgPath = raw
+	}
+	if p, ok := in.pkgs[pkgPath]; ok {
+		return p, nil
+	}
+	p := &pkgState{path: pkgPath, dir: dir, types: map[string]*typeAlias{}}
+	switch {
+	case in.sb.IsFile(dir + ".k"):
+		if err := in.addFile(p, dir+".k"); err != nil {
+			return nil, err
+		}
+	case in.sb.IsDir(dir):
+		files, err := in.sb.KFiles(dir)
+		if err != nil {
+			return nil, locate(err, pos)
+		}
+		for _, kf := range files {
+			if err := in.addFile(p, kf); err != nil {
+				return nil, err
+			}
+		}
+	default:
+		return nil, errorAt(pos, KindCannotFindModule, "Cannot find the module %s from %s", raw, dir)
+	}
+	in.pkgs[pkgPath] = p
+	in.prepare(p)
+	return p, nil
+}
+
+func (in *Interp) modRoot() string {
+	if in.cfg.ModRoot != "" {
+		return in.cfg.ModRoot
+	}
+	return in.cfg.Root
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,283 @@
+package eval
+
+import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// convertType checks v against a type annotation, converting dicts into schema
+// instances where the type names a schema, as the runtime's type_pack does.
+func (in *Interp) convertType(e *env, v value.Value, ty syntax.Type, pos syntax.Position) (value.Value, error) {
+	r, ok, err := in.tryConvert(e, v, ty, true)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errorAt(pos, value.KindEvaluation, "expect %s, got %s", syntax.TypeString(ty), typeName(v))
+	}
+	return r, nil
+}
+
+// typeName is the type of a value as type errors print it.
+func typeName(v value.Value) string {
+	switch x := v.(type) {
+	case *value.Schema:
+		return x.Name
+	case *value.List:
+		return "list"
+	case *value.Dict:
+		return "dict"
+	}
+	return v.Type()
+}
+
+func (in *Interp) tryConvert(e *env, v value.Value, ty syntax.Type, convert bool) (value.Value, bool, error) {
+	if value.IsNoneOrUndefined(v) {
+		return v, true, nil
+	}
+	switch t := ty.(type) {
+	case nil, *syntax.AnyType:
+		return v, true, nil
+	case *syntax.BasicType:
+		switch t.Kind {
+		case syntax.TypeBool:
+			_, ok := v.(value.Bool)
+			return v, ok, nil
+		case syntax.TypeInt:
+			switch v.(type) {
+			case value.Int, value.Unit:
+				return v, true, nil
+			}
+			return v, false, nil
+		case syntax.TypeFloat:
+			switch x := v.(type) {
+			case value.Float:
+				return v, true, nil
+			case value.Int:
+				if convert {
+					return value.Float(float64(x)), true, nil
+				}
+				return v, true, nil
+			case value.Unit:
+				return v, true, nil
+			}
+			return v, false, nil
+		case syntax.TypeStr:
+			_, ok := v.(value.Str)
+			return v, ok, nil
+		}
+	case *syntax.ListType:
+		l, ok := v.(*value.List)
+		if !ok {
+			return v, false, nil
+		}
+		if t.InnerType == nil {
+			return v, true, nil
+		}
+		var out []value.Value
+		for i, el := range l.Elems {
+			r, ok, err := in.tryConvert(e, el, t.InnerType, convert)
+			if err != nil || !ok {
+				return v, ok, err
+			}
+			if r != el && out == nil {
+				out = append([]value.Value(nil), l.Elems...)
+			}
+			if out != nil {
+				out[i] = r
+			}
+		}
+		if out != nil {
+			return value.NewList(out), true, nil
+		}
+		return v, true, nil
+	case *syntax.DictType:
+		d, ok := v.(*value.Dict)
+		if !ok {
+			if s, isSchema := v.(*value.Schema); isSchema {
+				d = s.Config
+				if t.ValueType == nil {
+					return v, true, nil
+				}
+			} else {
+				return v, false, nil
+			}
+		}
+		if t.ValueType == nil {
+			return v, true, nil
+		}
+		var out *value.Dict
+		for i, ent := range d.Entries() {
+			r, ok, err := in.tryConvert(e, ent.Value, t.ValueType, convert)
+			if err != nil || !ok {
+				return v, ok, err
+			}
+			if r != ent.Value && out == nil {
+				out = d.Copy()
+			}
+			if out != nil {
+				ent := out.At(i)
+				ent.Value = r
+				out.SetEntry(ent)
+			}
+		}
+		if out != nil {
+			return out, true, nil
+		}
+		return v, true, nil
+	case *syntax.UnionType:
+		// Exact matches first, then conversions (dict -> schema).
+		for _, el := range t.TypeElements {
+			if r, ok, err := in.tryConvert(e, v, el, false); err == nil && ok {
+				if _, isDict := v.(*value.Dict); !isDict || !isSchemaType(in, e, el) {
+					return r, true, nil
+				}
+			}
+		}
+		var lastErr error
+		for _, el := range t.TypeElements {
+			r, ok, err := in.tryConvert(e, v, el, convert)
+			if err != nil {
+				lastErr = err
+				continue
+			}
+			if ok {
+				return r, true, nil
+			}
+		}
+		if lastErr != nil {
+			return v, false, lastErr
+		}
+		return v, false, nil
+	case *syntax.LiteralType:
+		switch t.Kind {
+		case syntax.LitBool:
+			b, ok := v.(value.Bool)
+			return v, ok && bool(b) == t.Bool, nil
+		case syntax.LitInt:
+			i, ok := v.(value.Int)
+			return v, ok && int64(i) == t.Int, nil
+		case syntax.LitFloat:
+			f, ok := v.(value.Float)
+			return v, ok && float64(f) == t.Float, nil
+		case syntax.LitStr:
+			s, ok := v.(value.Str)
+			return v, ok && string(s) == t.Str, nil
+		}
+	case *syntax.FunctionType:
+		_, ok := v.(value.Callable)
+		return v, ok, nil
+	case *syntax.NamedType:
+		return in.convertNamed(e, v, t, convert)
+	}
+	return v, false, nil
+}
+
+func isSchemaType(in *Interp, e *env, ty syntax.Type) bool {
+	nt, ok := ty.(*syntax.NamedType)
+	if !ok {
+		return false
+	}
+	if _, _, isAlias := in.findAlias(e, nt.Identifier); isAlias {
+		return false
+	}
+	tv, err := in.evalIdentifier(e, nt.Identifier)
+	if err != nil {
+		return false
+	}
+	_, ok = schemaDefOf(tv)
+	return ok
+}
+
+// findAlias resolves a type alias name, possibly qualified by an import.
+func (in *Interp) findAlias(e *env, id *syntax.Identifier) (*typeAlias, *env, bool) {
+	if e == nil || e.pkg == nil {
+		return nil, nil, false
+	}
+	if len(id.Names) == 1 {
+		if a, ok := e.pkg.types[id.Names[0].Value]; ok {
+			return a, &env{file: a.file, pkg: e.pkg}, true
+		}
+		return nil, nil, false
+	}
+	if len(id.Names) == 2 && e.file != nil {
+		mv, ok := e.file.imports[id.Names[0].Value]
+		if !ok {
+			mv, ok, _ = in.lazyImport(e.file, id.Names[0].Value)
+		}
+		if m, isMod := mv.(*value.Module); ok && isMod {
+			if p, ok := in.pkgs[m.Name]; ok {
+				if a, ok := p.types[id.Names[1].Value]; ok {
+					return a, &env{file: a.file, pkg: p}, true
+				}
+			}
+		}
+	}
+	return nil, nil, false
+}
+
+func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, convert bool) (value.Value, bool, error) {
+	if a, ae, ok := in.findAlias(e, t.Identifier); ok {
+		return in.tryConvert(ae, v, a.ty, convert)
+	}
+	switch t.Identifier.Name() {
+	case "any":
+		return v, true, nil
+	case "int":
+		return in.tryConvert(e, v, &syntax.BasicType{Kind: syntax.TypeInt}, convert)
+	case "float":
+		return in.tryConvert(e, v, &syntax.BasicType{Kind: syntax.TypeFloat}, convert)
+	case "str":
+		return in.tryConvert(e, v, &syntax.BasicType{Kind: syntax.TypeStr}, convert)
+	case "bool":
+		return in.tryConvert(e, v, &syntax.BasicType{Kind: syntax.TypeBool}, convert)
+	case "list":
+		_, ok := v.(*value.List)
+		return v, ok, nil
+	case "dict":
+		_, ok := value.AsDict(v)
+		return v, ok, nil
+	}
+	tv, err := in.evalIdentifier(e, t.Identifier)
+	if err != nil {
+		return nil, false, err
+	}
+	def, ok := schemaDefOf(tv)
+	if !ok {
+		return v, false, nil
+	}
+	switch x := v.(type) {
+	case *value.Schema:
+		if sd, ok := x.Def.(*schemaDef); ok && (sd.isSubOf(def) || implementsProtocol(sd, def)) {
+			return v, true, nil
+		}
+		return v, false, nil
+	case *value.Dict:
+		if !convert {
+			return v, false, nil
+		}
+		if def.isProtocol() {
+			return v, true, nil
+		}
+		r, err := in.instantiate(def, x, nil, nil, t.Pos())
+		if err != nil {
+			return nil, false, err
+		}
+		return r, true, nil
+	}
+	return v, false, nil
+}
+
+func implementsProtocol(sd, proto *schemaDef) bool {
+	if !proto.isProtocol() {
+		return false
+	}
+	for d := sd; d != nil; d = d.parent {
+		for _, m := range d.mixins {
+			if m.stmt != nil && m.stmt.ForHostName != nil && m.stmt.ForHostName.Name() == proto.name {
+				return true
+			}
+		}
+	}
+	return false
+}

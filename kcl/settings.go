@@ -1,0 +1,122 @@
+package kcl
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/modules"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// settings are the merged `kcl_cli_configs` and `kcl_options` of -Y files.
+type settings struct {
+	files, overrides, selectors                    []string
+	options                                        []value.KV
+	disableNone, sortKeys, strictRange, showHidden bool
+}
+
+// loadSettings reads settings files (relative to root) in order; later files
+// win for flags, options accumulate.
+func loadSettings(root string, files []string) (*settings, error) {
+	st := &settings{}
+	for _, f := range files {
+		p := f
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, f)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+		}
+		doc, err := decodeYAML(b)
+		if err != nil {
+			return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+		}
+		d, ok := doc.(*value.Dict)
+		if !ok {
+			if value.IsNoneOrUndefined(doc) {
+				continue
+			}
+			return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+		}
+		if cv, ok := d.Get("kcl_cli_configs"); ok {
+			if c, ok := cv.(*value.Dict); ok {
+				for _, ent := range c.Entries() {
+					switch ent.Key {
+					case "files", "file":
+						st.files = append(st.files, stringList(ent.Value)...)
+					case "overrides":
+						st.overrides = stringList(ent.Value)
+					case "path_selector":
+						st.selectors = stringList(ent.Value)
+					case "disable_none":
+						st.disableNone = ent.Value.Truth()
+					case "sort_keys":
+						st.sortKeys = ent.Value.Truth()
+					case "strict_range_check":
+						st.strictRange = ent.Value.Truth()
+					case "show_hidden":
+						st.showHidden = ent.Value.Truth()
+					}
+				}
+			}
+		}
+		if ov, ok := d.Get("kcl_options"); ok {
+			l, ok := ov.(*value.List)
+			if !ok && !value.IsNoneOrUndefined(ov) {
+				return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+			}
+			if l != nil {
+				for _, el := range l.Elems {
+					kd, ok := el.(*value.Dict)
+					if !ok {
+						return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+					}
+					k, _ := kd.Get("key")
+					v, _ := kd.Get("value")
+					if k == nil {
+						return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+					}
+					if v == nil {
+						v = value.None
+					}
+					st.options = append(st.options, value.KV{Key: k.String(), Value: v})
+				}
+			}
+		}
+	}
+	return st, nil
+}
+
+func stringList(v value.Value) []string {
+	l, ok := v.(*value.List)
+	if !ok {
+		if s, ok := v.(value.Str); ok {
+			return []string{string(s)}
+		}
+		return nil
+	}
+	var out []string
+	for _, e := range l.Elems {
+		out = append(out, e.String())
+	}
+	return out
+}
+
+// decodeYAML decodes one YAML document with the yaml system module.
+func decodeYAML(b []byte) (value.Value, error) {
+	m, ok := modules.Load("yaml")
+	if !ok {
+		return nil, fmt.Errorf("yaml module unavailable")
+	}
+	dec, ok := m.Attr("decode")
+	if !ok {
+		return nil, fmt.Errorf("yaml.decode unavailable")
+	}
+	fn, ok := dec.(value.Callable)
+	if !ok {
+		return nil, fmt.Errorf("yaml.decode is not callable")
+	}
+	return fn.Call(&value.Thread{}, []value.Value{value.Str(string(b))}, nil)
+}

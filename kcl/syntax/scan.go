@@ -314,6 +314,14 @@ func (s *scanner) scanOperator(start int, c rune) {
 				s.delims = append(s.delims, k)
 			case RPAREN, RBRACKET, RBRACE:
 				s.closeDelim(start, k)
+			case GT:
+				// The official lexer merges a '-' token right before '>' into '->',
+				// even with blanks between, starting the arrow one byte before '>'.
+				if n := len(s.toks); n > 0 && s.toks[n-1].Kind == MINUS {
+					s.toks = s.toks[:n-1]
+					s.emit(ARROW, start-1)
+					return
+				}
 			}
 			s.emit(k, start)
 			return

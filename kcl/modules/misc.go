@@ -1,0 +1,202 @@
+package modules
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+func uuidV4() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// compileRegex compiles a pattern (RE2 syntax: no look-around or back-references).
+func compileRegex(pattern string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, evalErr("invalid regular expression '%s': %v", pattern, err)
+	}
+	return re, nil
+}
+
+// expandReplacement turns $1 / ${name} references into Go's ${1} form.
+func expandReplacement(s string) string { return s }
+
+func init() {
+	m := newModule("regex")
+	strPair := func(fn string, args []value.Value, kwargs []value.KV) (string, *regexp.Regexp, error) {
+		s, ok1 := strArg(args, kwargs, 0, "string")
+		p, ok2 := strArg(args, kwargs, 1, "pattern")
+		if !ok1 {
+			return "", nil, evalErr("%s() missing 2 required positional arguments: 'string' and 'pattern'", fn)
+		}
+		if !ok2 {
+			return "", nil, evalErr("%s() missing the required positional argument: 'pattern'", fn)
+		}
+		re, err := compileRegex(p)
+		return s, re, err
+	}
+	def(m, "match", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		s, re, err := strPair("match", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		return value.Bool(re.MatchString(s)), nil
+	})
+	def(m, "search", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		s, re, err := strPair("search", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		return value.Bool(re.MatchString(s)), nil
+	})
+	def(m, "compile", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		p, ok := strArg(args, kwargs, 0, "pattern")
+		if !ok {
+			return nil, evalErr("compile() missing the required positional argument: 'pattern'")
+		}
+		_, err := regexp.Compile(p)
+		return value.Bool(err == nil), nil
+	})
+	def(m, "replace", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		s, re, err := strPair("replace", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		repl, ok := strArg(args, kwargs, 2, "replace")
+		if !ok {
+			return nil, evalErr("replace() missing the required positional argument: 'replace'")
+		}
+		count, _ := intArg(args, kwargs, 3, "count")
+		n := int64(0)
+		return value.Str(re.ReplaceAllStringFunc(s, func(match string) string {
+			n++
+			if count > 0 && n > count {
+				return match
+			}
+			// expand $1/${name} against this match
+			sub := re.FindStringSubmatchIndex(match)
+			if sub == nil {
+				return repl
+			}
+			return string(re.ExpandString(nil, repl, match, sub))
+		})), nil
+	})
+	def(m, "findall", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		s, re, err := strPair("findall", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		var out []value.Value
+		for _, sm := range re.FindAllStringSubmatch(s, -1) {
+			if len(sm) < 3 {
+				out = append(out, value.Str(sm[0]))
+				continue
+			}
+			row := make([]value.Value, 0, len(sm)-1)
+			for _, g := range sm[1:] {
+				row = append(row, value.Str(g))
+			}
+			out = append(out, value.NewList(row))
+		}
+		return value.NewList(out), nil
+	})
+	def(m, "split", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		s, re, err := strPair("split", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		maxsplit, _ := intArg(args, kwargs, 2, "maxsplit")
+		var fields []value.Value
+		pos := 0
+		for {
+			loc := re.FindStringIndex(s[pos:])
+			if loc == nil {
+				fields = append(fields, value.Str(s[pos:]))
+				break
+			}
+			fields = append(fields, value.Str(s[pos:pos+loc[0]]))
+			if maxsplit > 0 && int64(len(fields)) >= maxsplit {
+				break
+			}
+			next := pos + loc[1]
+			if loc[1] == loc[0] { // empty match: step one byte to make progress
+				if next >= len(s) {
+					fields = append(fields, value.Str(""))
+					break
+				}
+				next++
+			}
+			pos = next
+		}
+		return value.NewList(fields), nil
+	})
+
+	c := newModule("collection")
+	def(c, "union_all", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		if len(args) == 0 {
+			return nil, evalErr("union_all() takes at least 1 argument (0 given)")
+		}
+		l, ok := args[0].(*value.List)
+		if !ok || len(l.Elems) == 0 {
+			return value.NewDict(0), nil
+		}
+		result := value.DeepCopy(l.Elems[0])
+		for _, v := range l.Elems[1:] {
+			r, err := value.Union(t, result, v, value.UnionOptions{})
+			if err != nil {
+				return nil, err
+			}
+			result = r
+		}
+		return result, nil
+	})
+
+	rt := newModule("runtime")
+	def(rt, "catch", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		fv, ok := arg(args, kwargs, 0, "func")
+		if !ok {
+			return nil, evalErr("catch() takes exactly one argument (0 given)")
+		}
+		f, ok := fv.(value.Callable)
+		if !ok {
+			return nil, value.Errorf(value.KindType, "'%s' object is not callable", fv.Type())
+		}
+		_, err := f.Call(t, nil, nil)
+		if err == nil {
+			return value.Undefined, nil
+		}
+		// deadlines and resource limits are not program errors: never swallow them
+		var ve *value.Error
+		if errors.As(err, &ve) && (ve.Kind == value.KindLimit || ve.Kind == value.KindRecursion) {
+			return nil, err
+		}
+		if t != nil {
+			if cerr := t.Check(); cerr != nil {
+				return nil, cerr
+			}
+		}
+		return value.Str(errorMessage(err)), nil
+	})
+}
+
+// errorMessage is the bare message of a program error, without kind or position.
+func errorMessage(err error) string {
+	var m interface{ ErrorMessage() string }
+	if errors.As(err, &m) {
+		return m.ErrorMessage()
+	}
+	var ve *value.Error
+	if errors.As(err, &ve) {
+		return ve.Msg
+	}
+	return strings.TrimSpace(err.Error())
+}

@@ -1,0 +1,418 @@
+package modules
+
+import (
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// A Handlebars subset, as template.execute offers it: {{path}} (HTML-escaped),
+// {{{path}}} and {{raw path}} (verbatim), {{#if}}/{{#unless}}/{{#each}}/{{#with}}
+// blocks with {{else}}, comments, "~" whitespace control, and the standalone-line
+// rule for block tags.
+
+type tplToken struct {
+	text      string // literal text, or the tag body
+	tag       bool
+	triple    bool
+	trimLeft  bool
+	trimRight bool
+}
+
+func tplLex(src string) ([]tplToken, error) {
+	var toks []tplToken
+	for len(src) > 0 {
+		i := strings.Index(src, "{{")
+		if i < 0 {
+			toks = append(toks, tplToken{text: src})
+			break
+		}
+		if i > 0 {
+			toks = append(toks, tplToken{text: src[:i]})
+		}
+		src = src[i:]
+		triple := strings.HasPrefix(src, "{{{")
+		open, close := "{{", "}}"
+		if triple {
+			open, close = "{{{", "}}}"
+		}
+		body := src[len(open):]
+		if strings.HasPrefix(body, "!--") {
+			close = "--}}"
+		}
+		j := strings.Index(body, close)
+		if j < 0 {
+			return nil, evalErr("render template failed: unclosed tag")
+		}
+		t := tplToken{tag: true, triple: triple, text: body[:j]}
+		src = body[j+len(close):]
+		if strings.HasPrefix(t.text, "~") {
+			t.trimLeft, t.text = true, t.text[1:]
+		}
+		if strings.HasSuffix(t.text, "~") {
+			t.trimRight, t.text = true, t.text[:len(t.text)-1]
+		}
+		t.text = strings.TrimSpace(t.text)
+		toks = append(toks, t)
+	}
+	return toks, nil
+}
+
+func isStandaloneKind(t tplToken) bool {
+	if !t.tag || t.triple {
+		return false
+	}
+	return strings.HasPrefix(t.text, "#") || strings.HasPrefix(t.text, "/") || strings.HasPrefix(t.text, "!") ||
+		t.text == "else" || strings.HasPrefix(t.text, "^")
+}
+
+// applyWhitespaceRules trims text around "~" tags and standalone block tags.
+func applyWhitespaceRules(toks []tplToken) {
+	for i, t := range toks {
+		if !t.tag {
+			continue
+		}
+		if t.trimLeft && i > 0 && !toks[i-1].tag {
+			toks[i-1].text = strings.TrimRight(toks[i-1].text, " \t\r\n")
+		}
+		if t.trimRight && i+1 < len(toks) && !toks[i+1].tag {
+			toks[i+1].text = strings.TrimLeft(toks[i+1].text, " \t\r\n")
+		}
+		if !isStandaloneKind(t) {
+			continue
+		}
+		// the line before the tag holds only blanks (or the template starts here)
+		prevOK, prevCut := true, -1
+		if i > 0 {
+			if toks[i-1].tag {
+				prevOK = false
+			} else {
+				p := toks[i-1].text
+				nl := strings.LastIndexByte(p, '\n')
+				if strings.Trim(p[nl+1:], " \t") != "" || (nl < 0 && i-1 > 0) {
+					prevOK = false
+				}
+				prevCut = nl + 1
+			}
+		}
+		nextOK, nextCut := true, 0
+		if i+1 < len(toks) {
+			if toks[i+1].tag {
+				nextOK = false
+			} else {
+				n := toks[i+1].text
+				nl := strings.IndexByte(n, '\n')
+				rest := n
+				if nl >= 0 {
+					rest = n[:nl]
+					nextCut = nl + 1
+				} else {
+					nextCut = len(n)
+					if i+2 < len(toks) {
+						nextOK = false
+					}
+				}
+				if strings.Trim(strings.TrimSuffix(rest, "\r"), " \t") != "" {
+					nextOK = false
+				}
+			}
+		}
+		if prevOK && nextOK {
+			if prevCut >= 0 {
+				toks[i-1].text = toks[i-1].text[:prevCut]
+			}
+			if i+1 < len(toks) {
+				toks[i+1].text = toks[i+1].text[nextCut:]
+			}
+		}
+	}
+}
+
+type tplNode struct {
+	text     string
+	tag      *tplToken
+	block    string // helper name for blocks
+	arg      string
+	body     []*tplNode
+	inverse  []*tplNode
+	isInvert bool
+}
+
+func tplParse(toks []tplToken) ([]*tplNode, error) {
+	pos := 0
+	var parse func(closing string) ([]*tplNode, []*tplNode, error)
+	parse = func(closing string) ([]*tplNode, []*tplNode, error) {
+		var body, inverse []*tplNode
+		cur := &body
+		for pos < len(toks) {
+			t := toks[pos]
+			pos++
+			switch {
+			case !t.tag:
+				*cur = append(*cur, &tplNode{text: t.text})
+			case strings.HasPrefix(t.text, "!"):
+			case strings.HasPrefix(t.text, "#"):
+				name, a, _ := strings.Cut(strings.TrimSpace(t.text[1:]), " ")
+				n := &tplNode{block: name, arg: strings.TrimSpace(a)}
+				b, inv, err := parse(name)
+				if err != nil {
+					return nil, nil, err
+				}
+				n.body, n.inverse = b, inv
+				*cur = append(*cur, n)
+			case strings.HasPrefix(t.text, "/"):
+				if strings.TrimSpace(t.text[1:]) != closing {
+					return nil, nil, evalErr("render template failed: unexpected closing tag %s", t.text)
+				}
+				return body, inverse, nil
+			case t.text == "else":
+				cur = &inverse
+			default:
+				tt := t
+				*cur = append(*cur, &tplNode{tag: &tt})
+			}
+		}
+		if closing != "" {
+			return nil, nil, evalErr("render template failed: unclosed block %s", closing)
+		}
+		return body, inverse, nil
+	}
+	body, _, err := parse("")
+	return body, err
+}
+
+type tplScope struct {
+	ctx    value.Value
+	parent *tplScope
+	vars   map[string]value.Value
+}
+
+func (s *tplScope) lookup(path string) value.Value {
+	path = strings.TrimSpace(path)
+	sc := s
+	for strings.HasPrefix(path, "../") {
+		path = path[3:]
+		if sc.parent != nil {
+			sc = sc.parent
+		}
+	}
+	if strings.HasPrefix(path, "@") {
+		for x := sc; x != nil; x = x.parent {
+			if v, ok := x.vars[path]; ok {
+				return v
+			}
+		}
+		if path == "@root" {
+			for sc.parent != nil {
+				sc = sc.parent
+			}
+			return sc.ctx
+		}
+		return nil
+	}
+	cur := sc.ctx
+	if path == "this" || path == "." {
+		return cur
+	}
+	path = strings.TrimPrefix(strings.TrimPrefix(path, "this."), "./")
+	path = strings.ReplaceAll(path, "/", ".")
+	for _, part := range strings.Split(path, ".") {
+		switch c := cur.(type) {
+		case *value.Dict:
+			v, ok := c.Get(part)
+			if !ok {
+				return nil
+			}
+			cur = v
+		case *value.Schema:
+			v, ok := c.Config.Get(part)
+			if !ok {
+				return nil
+			}
+			cur = v
+		case *value.List:
+			i := 0
+			for _, ch := range part {
+				if ch < '0' || ch > '9' {
+					return nil
+				}
+				i = i*10 + int(ch-'0')
+			}
+			if i >= len(c.Elems) {
+				return nil
+			}
+			cur = c.Elems[i]
+		default:
+			return nil
+		}
+	}
+	return cur
+}
+
+// tplRender renders a value as handlebars-rust's JsonRender does.
+func tplRender(v value.Value) string {
+	switch x := v.(type) {
+	case nil, value.NoneType, value.UndefinedType:
+		return ""
+	case value.Str:
+		return string(x)
+	case value.Bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	case value.Int, value.Float, value.Unit:
+		return value.CompactJSON(x)
+	case *value.List:
+		parts := make([]string, 0, len(x.Elems))
+		for _, e := range x.Elems {
+			if value.IsUndefined(e) {
+				continue
+			}
+			parts = append(parts, tplRender(e))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case *value.Dict, *value.Schema:
+		return "[object]"
+	}
+	return ""
+}
+
+func tplTruthy(v value.Value) bool {
+	switch x := v.(type) {
+	case nil, value.NoneType, value.UndefinedType:
+		return false
+	case *value.Schema:
+		return x.Config.Len() > 0
+	}
+	return v.Truth()
+}
+
+// HTMLEscape escapes like handlebars' html_escape.
+func HTMLEscape(s string) string {
+	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;", "`", "&#x60;", "=", "&#x3D;")
+	return r.Replace(s)
+}
+
+func tplExec(b *strings.Builder, nodes []*tplNode, sc *tplScope) error {
+	for _, n := range nodes {
+		switch {
+		case n.tag != nil:
+			t := n.tag
+			text := t.text
+			raw := t.triple
+			if strings.HasPrefix(text, "raw ") {
+				text, raw = strings.TrimSpace(text[4:]), true
+			}
+			if strings.HasPrefix(text, "&") {
+				text, raw = strings.TrimSpace(text[1:]), true
+			}
+			s := tplRender(sc.lookup(text))
+			if !raw {
+				s = HTMLEscape(s)
+			}
+			b.WriteString(s)
+		case n.block != "":
+			v := sc.lookup(n.arg)
+			switch n.block {
+			case "if", "unless":
+				cond := tplTruthy(v)
+				if n.block == "unless" {
+					cond = !cond
+				}
+				body := n.body
+				if !cond {
+					body = n.inverse
+				}
+				if err := tplExec(b, body, sc); err != nil {
+					return err
+				}
+			case "with":
+				if !tplTruthy(v) {
+					if err := tplExec(b, n.inverse, sc); err != nil {
+						return err
+					}
+					continue
+				}
+				if err := tplExec(b, n.body, &tplScope{ctx: v, parent: sc}); err != nil {
+					return err
+				}
+			case "each":
+				any := false
+				switch c := v.(type) {
+				case *value.List:
+					for i, e := range c.Elems {
+						any = true
+						vars := map[string]value.Value{"@index": value.Int(i), "@first": value.Bool(i == 0), "@last": value.Bool(i == len(c.Elems)-1)}
+						if err := tplExec(b, n.body, &tplScope{ctx: e, parent: sc, vars: vars}); err != nil {
+							return err
+						}
+					}
+				case *value.Dict, *value.Schema:
+					d, _ := value.AsDict(c)
+					for i, e := range d.Entries() {
+						any = true
+						vars := map[string]value.Value{"@key": value.Str(e.Key), "@index": value.Int(i), "@first": value.Bool(i == 0), "@last": value.Bool(i == d.Len()-1)}
+						if err := tplExec(b, n.body, &tplScope{ctx: e.Value, parent: sc, vars: vars}); err != nil {
+							return err
+						}
+					}
+				}
+				if !any {
+					if err := tplExec(b, n.inverse, sc); err != nil {
+						return err
+					}
+				}
+			default:
+				return evalErr("render template failed: Helper not defined: %q", n.block)
+			}
+		default:
+			b.WriteString(n.text)
+		}
+	}
+	return nil
+}
+
+// ExecuteTemplate renders a Handlebars template against data.
+func ExecuteTemplate(tmpl string, data value.Value) (string, error) {
+	toks, err := tplLex(tmpl)
+	if err != nil {
+		return "", err
+	}
+	applyWhitespaceRules(toks)
+	nodes, err := tplParse(toks)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	if err := tplExec(&b, nodes, &tplScope{ctx: data}); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func init() {
+	m := newModule("template")
+	def(m, "execute", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		tmpl, ok := strArg(args, kwargs, 0, "template")
+		if !ok {
+			return nil, evalErr("execute() takes exactly one argument (0 given)")
+		}
+		data, ok := arg(args, kwargs, 1, "data")
+		if !ok || value.IsNoneOrUndefined(data) {
+			data = value.NewDict(0)
+		}
+		s, err := ExecuteTemplate(tmpl, data)
+		if err != nil {
+			return nil, err
+		}
+		return value.Str(s), nil
+	})
+	def(m, "html_escape", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		s, ok := strArg(args, kwargs, 0, "data")
+		if !ok {
+			return nil, evalErr("html_escape() takes exactly one argument (0 given)")
+		}
+		return value.Str(HTMLEscape(s)), nil
+	})
+}

@@ -11,7 +11,9 @@ var configOps = [...]value.ConfigOp{syntax.OpUnion: value.OpUnion, syntax.OpOver
 // their operation, as the runtime's dict_insert does.
 func (in *Interp) evalConfig(e *env, x *syntax.ConfigExpr) (value.Value, error) {
 	d := value.NewDict(len(x.Items))
-	if err := in.addConfigEntries(e, d, x.Items); err != nil {
+	ce := *e
+	ce.locals = &locals{config: d, parent: e.locals}
+	if err := in.addConfigEntries(&ce, d, x.Items); err != nil {
 		return nil, err
 	}
 	if err := in.thread.Alloc(d.Len() + 1); err != nil {

@@ -41,8 +41,10 @@ type Interp struct {
 	sb     *sandbox
 	pkgs   map[string]*pkgState
 	main   *pkgState
-	// schemaDefs by full name, for union re-resolution.
-	callDepth int
+	// schemaStack and exprStack count schemas being built and schema
+	// expressions being evaluated: required attributes are checked only on
+	// top-level instances.
+	schemaStack, exprStack int
 }
 
 // pkgState is a loaded package.
@@ -64,7 +66,8 @@ type typeAlias struct {
 // fileUnit is one parsed file of a package.
 type fileUnit struct {
 	mod     *syntax.Module
-	path    string // absolute
+	body    []syntax.Stmt // mod.Body, or a per-run copy after config merging
+	path    string        // absolute
 	pkg     *pkgState
 	imports map[string]value.Value
 }
@@ -134,6 +137,7 @@ func (in *Interp) loadMain() (*pkgState, error) {
 		}
 	}
 	in.pkgs[p.path] = p
+	mergeMainConfigs(p.files)
 	in.prepare(p)
 	return p, nil
 }
@@ -147,7 +151,7 @@ func (in *Interp) addFile(p *pkgState, path string) error {
 	if err != nil {
 		return err
 	}
-	p.files = append(p.files, &fileUnit{mod: m, path: path, pkg: p, imports: map[string]value.Value{}})
+	p.files = append(p.files, &fileUnit{mod: m, body: m.Body, path: path, pkg: p, imports: map[string]value.Value{}})
 	return nil
 }
 
@@ -155,7 +159,7 @@ func (in *Interp) addFile(p *pkgState, path string) error {
 func (in *Interp) prepare(p *pkgState) {
 	var refs []stmtRef
 	for _, f := range p.files {
-		for _, s := range f.mod.Body {
+		for _, s := range f.body {
 			refs = append(refs, stmtRef{stmt: s, file: f})
 			if ta, ok := s.(*syntax.TypeAliasStmt); ok {
 				p.types[ta.TypeName.Name()] = &typeAlias{ty: ta.Ty, file: f}

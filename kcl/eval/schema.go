@@ -183,9 +183,9 @@ func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, err
 	}
 	def, ok := schemaDefOf(tv)
 	if !ok {
-		// Dict type used as a schema expression, e.g. a type alias of a dict.
-		if d, ok := cfg.(*value.Dict); ok && tv == nil {
-			return d, nil
+		// `value {config}` unions config into a copy of a dict or instance.
+		if isContainerValue(tv) {
+			return in.union(tv, cfg, x.Pos())
 		}
 		return nil, errorAt(x.Name.Pos(), value.KindEvaluation, "'%s' is not a schema type", x.Name.Name())
 	}
@@ -193,6 +193,8 @@ func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, err
 	if !ok {
 		return nil, errorAt(x.Pos(), value.KindType, "schema config must be a dict, got %s", cfg.Type())
 	}
+	in.exprStack++
+	defer func() { in.exprStack-- }()
 	return in.instantiate(def, d, args, kwargs, x.Pos())
 }
 
@@ -228,6 +230,8 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		return nil, locate(err, pos)
 	}
 	defer in.thread.Leave()
+	in.schemaStack++
+	defer func() { in.schemaStack-- }()
 	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config}
 	// Combined bodies: ancestors first, each followed by its mixins.
 	var refs []stmtRef
@@ -296,14 +300,11 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	for name, a := range def.attrTypes {
 		inst.Optional[name] = a.optional
 	}
-	// Required attributes.
-	for _, name := range def.attrs {
-		a := def.attrTypes[name]
-		if a.optional {
-			continue
-		}
-		if v, ok := f.inst.Get(name); !ok || value.IsNoneOrUndefined(v) {
-			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "attribute '%s' of %s is required and can't be None or Undefined", name, def.name)
+	// Required attributes are checked on top-level instances only (nested ones
+	// may still be completed by a union), recursively.
+	if in.schemaStack <= 1 && in.exprStack <= 1 {
+		if err := checkRequired(inst, pos); err != nil {
+			return nil, err
 		}
 	}
 	if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
@@ -521,3 +522,39 @@ func schemaTypeName(def *schemaDef) string {
 
 var _ = fmt.Sprintf
 var _ = strings.HasPrefix
+
+// checkRequired reports the first required attribute of s (or of a schema
+// nested in it) that is None or Undefined.
+func checkRequired(v value.Value, pos syntax.Position) error {
+	switch x := v.(type) {
+	case *value.Schema:
+		if def, ok := x.Def.(*schemaDef); ok {
+			for _, name := range def.attrs {
+				if def.attrTypes[name].optional {
+					continue
+				}
+				if av, ok := x.Config.Get(name); !ok || value.IsNoneOrUndefined(av) {
+					return errorAt(lineOnly(pos), value.KindEvaluation, "attribute '%s' of %s is required and can't be None or Undefined", name, def.name)
+				}
+			}
+		}
+		for _, ent := range x.Config.Entries() {
+			if err := checkRequired(ent.Value, pos); err != nil {
+				return err
+			}
+		}
+	case *value.Dict:
+		for _, ent := range x.Entries() {
+			if err := checkRequired(ent.Value, pos); err != nil {
+				return err
+			}
+		}
+	case *value.List:
+		for _, el := range x.Elems {
+			if err := checkRequired(el, pos); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -22,7 +22,10 @@ type env struct {
 
 // locals is a chain of variable maps.
 type locals struct {
-	vars   map[string]value.Value
+	vars map[string]value.Value
+	// config is a config literal under construction: its keys are in scope
+	// inside it (`{name = "a", label = name}`).
+	config *value.Dict
 	parent *locals
 }
 
@@ -36,6 +39,11 @@ func (l *locals) get(name string) (value.Value, bool) {
 	for s := l; s != nil; s = s.parent {
 		if v, ok := s.vars[name]; ok {
 			return v, true
+		}
+		if s.config != nil {
+			if v, ok := s.config.Get(name); ok {
+				return v, true
+			}
 		}
 	}
 	return nil, false
@@ -101,11 +109,15 @@ func (in *Interp) globalLookup(p *pkgState, name string) (value.Value, bool, err
 		delete(ls.running, name)
 	}
 	v, ok := ls.vals[name]
+	if !ok && len(ls.setters[name]) > 0 {
+		// Assigned only on a branch that did not run.
+		return value.Undefined, true, nil
+	}
 	return v, ok, nil
 }
 
 func (in *Interp) lazyImport(f *fileUnit, name string) (value.Value, bool, error) {
-	for _, s := range f.mod.Body {
+	for _, s := range f.body {
 		imp, ok := s.(*syntax.ImportStmt)
 		if !ok || imp.Name != name {
 			continue

@@ -70,23 +70,35 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 	case *syntax.StringLit:
 		path = []string{k.Value}
 	case *syntax.Subscript:
-		// `a[0] = v` and `a[1] += [v]`: index into an existing list attribute.
-		base, ok := k.Value.(*syntax.Identifier)
-		if !ok {
-			return errorAt(k.Pos(), KindCompile, "invalid config key")
+		// `a[0] = v` and `a[1] += [v]` index into an existing list attribute;
+		// other subscripts are ordinary key expressions.
+		base, isIdent := k.Value.(*syntax.Identifier)
+		var n value.Int
+		isIndex := false
+		if isIdent && k.Index != nil {
+			if lit, ok := k.Index.(*syntax.NumberLit); ok && !lit.IsFloat {
+				n, isIndex = value.Int(lit.Int), true
+			} else if u, ok := k.Index.(*syntax.UnaryExpr); ok && u.Op == syntax.USub {
+				if lit, ok := u.Operand.(*syntax.NumberLit); ok && !lit.IsFloat {
+					n, isIndex = value.Int(-lit.Int), true
+				}
+			}
 		}
-		iv, err := in.eval(e, k.Index)
+		if isIndex {
+			index = int(n)
+			for _, nm := range base.Names {
+				path = append(path, nm.Value)
+			}
+			break
+		}
+		kv, err := in.eval(e, k)
 		if err != nil {
 			return err
 		}
-		n, ok := iv.(value.Int)
-		if !ok {
-			return errorAt(k.Pos(), value.KindType, "invalid list index type %s", iv.Type())
+		if value.IsNoneOrUndefined(kv) {
+			return nil
 		}
-		index = int(n)
-		for _, nm := range base.Names {
-			path = append(path, nm.Value)
-		}
+		path = []string{kv.String()}
 	default:
 		kv, err := in.eval(e, it.Key)
 		if err != nil {

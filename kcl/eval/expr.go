@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/builtins"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -199,9 +200,14 @@ func (in *Interp) getAttr(v value.Value, name string, optional bool, pos syntax.
 	return nil, errorAt(pos, value.KindAttribute, "'%s' object has no attribute '%s'", v.Type(), name)
 }
 
-// methodOf finds a builtin method such as "abc".upper; set by the builtins
-// package wiring.
-var methodOf = func(recv value.Value, name string) (value.Value, bool) { return nil, false }
+// methodOf finds a builtin method such as "abc".upper.
+func methodOf(recv value.Value, name string) (value.Value, bool) {
+	if s, ok := recv.(value.Str); ok && builtins.HasStrMethod(name) {
+		m, err := builtins.StrMethod(s, name)
+		return m, err == nil
+	}
+	return nil, false
+}
 
 func dictMethod(d *value.Dict, name string) (value.Value, bool) { return nil, false }
 

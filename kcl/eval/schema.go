@@ -166,6 +166,8 @@ type schemaFrame struct {
 }
 
 func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, error) {
+	in.exprStack++
+	defer func() { in.exprStack-- }()
 	tv, err := in.evalIdentifier(e, x.Name)
 	if err != nil {
 		return nil, err
@@ -193,8 +195,6 @@ func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, err
 	if !ok {
 		return nil, errorAt(x.Pos(), value.KindType, "schema config must be a dict, got %s", cfg.Type())
 	}
-	in.exprStack++
-	defer func() { in.exprStack-- }()
 	return in.instantiate(def, d, args, kwargs, x.Pos())
 }
 
@@ -281,6 +281,19 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			return nil, errorAt(pos, KindCompile, "Cannot add member '%s' to schema '%s'", ent.Key, def.name)
 		}
 		v := ent.Value
+		if def.indexSig != nil && def.indexSig.Value != nil {
+			ie := def.indexEnv
+			if def.indexSig.KeyName != nil {
+				ie = ie.withLocals(map[string]value.Value{def.indexSig.KeyName.Value: value.Str(ent.Key)})
+			}
+			dv, err := in.eval(ie, def.indexSig.Value)
+			if err != nil {
+				return nil, err
+			}
+			if v, err = in.union(dv, v, pos); err != nil {
+				return nil, err
+			}
+		}
 		if def.indexSig != nil {
 			if _, declared := def.attrTypes[ent.Key]; !declared && def.indexSig.ValueTy != nil {
 				var err error
@@ -479,6 +492,11 @@ func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
 		return errorAt(s.Pos(), KindCompile, "schema attribute outside a schema")
 	}
 	var v value.Value = value.Undefined
+	if s.Value == nil {
+		if lt, ok := s.Ty.(*syntax.LiteralType); ok {
+			v = literalTypeValue(lt)
+		}
+	}
 	if s.Value != nil {
 		var err error
 		v, err = in.eval(e, s.Value)
@@ -557,4 +575,19 @@ func checkRequired(v value.Value, pos syntax.Position) error {
 		}
 	}
 	return nil
+}
+
+func literalTypeValue(t *syntax.LiteralType) value.Value {
+	switch t.Kind {
+	case syntax.LitBool:
+		return value.Bool(t.Bool)
+	case syntax.LitInt:
+		if t.Suffix != "" {
+			return value.Unit{Real: float64(t.Int) * unitMultiplier(t.Suffix), Raw: t.Int, Suffix: t.Suffix}
+		}
+		return value.Int(t.Int)
+	case syntax.LitFloat:
+		return value.Float(t.Float)
+	}
+	return value.Str(t.Str)
 }

@@ -122,11 +122,9 @@ func init() {
 		}
 		return value.Str(absPath(t, t.ModRoot)), nil
 	})
-	def(m, "workdir", func(t *value.Thread, _ *value.Builtin, _ []value.Value, _ []value.KV) (value.Value, error) {
-		if t == nil {
-			return value.Str(""), nil
-		}
-		return value.Str(t.WorkDir), nil
+	// kcl run leaves the runtime's work dir unset, so programs see "".
+	def(m, "workdir", func(_ *value.Thread, _ *value.Builtin, _ []value.Value, _ []value.KV) (value.Value, error) {
+		return value.Str(""), nil
 	})
 	def(m, "current", func(t *value.Thread, _ *value.Builtin, _ []value.Value, _ []value.KV) (value.Value, error) {
 		if t == nil {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -26,9 +27,6 @@ func compileRegex(pattern string) (*regexp.Regexp, error) {
 	}
 	return re, nil
 }
-
-// expandReplacement turns $1 / ${name} references into Go's ${1} form.
-func expandReplacement(s string) string { return s }
 
 func init() {
 	m := newModule("regex")
@@ -188,15 +186,28 @@ func init() {
 	})
 }
 
-// errorMessage is the bare message of a program error, without kind or position.
+// errorMessage is the bare message of a program error, without kind or
+// position: the error's ErrorMessage() if it has one, else a string field named
+// Msg or Message on the (pointed-to) error struct, as value.Error and the
+// evaluator's located errors carry, else the error text.
 func errorMessage(err error) string {
 	var m interface{ ErrorMessage() string }
 	if errors.As(err, &m) {
 		return m.ErrorMessage()
 	}
-	var ve *value.Error
-	if errors.As(err, &ve) {
-		return ve.Msg
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		rv := reflect.ValueOf(e)
+		if rv.Kind() == reflect.Pointer {
+			rv = rv.Elem()
+		}
+		if rv.Kind() != reflect.Struct {
+			continue
+		}
+		for _, name := range []string{"Msg", "Message"} {
+			if f := rv.FieldByName(name); f.IsValid() && f.Kind() == reflect.String {
+				return f.String()
+			}
+		}
 	}
 	return strings.TrimSpace(err.Error())
 }

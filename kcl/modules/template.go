@@ -67,21 +67,18 @@ func isStandaloneKind(t tplToken) bool {
 }
 
 // applyWhitespaceRules trims text around "~" tags and standalone block tags.
+// Standalone decisions are taken on the original texts, then applied, so two
+// block tags sharing one line break between them both see their lines.
 func applyWhitespaceRules(toks []tplToken) {
+	from := make([]int, len(toks)) // cut text before this offset
+	to := make([]int, len(toks))   // cut text from this offset
+	for i := range toks {
+		to[i] = len(toks[i].text)
+	}
 	for i, t := range toks {
-		if !t.tag {
-			continue
-		}
-		if t.trimLeft && i > 0 && !toks[i-1].tag {
-			toks[i-1].text = strings.TrimRight(toks[i-1].text, " \t\r\n")
-		}
-		if t.trimRight && i+1 < len(toks) && !toks[i+1].tag {
-			toks[i+1].text = strings.TrimLeft(toks[i+1].text, " \t\r\n")
-		}
 		if !isStandaloneKind(t) {
 			continue
 		}
-		// the line before the tag holds only blanks (or the template starts here)
 		prevOK, prevCut := true, -1
 		if i > 0 {
 			if toks[i-1].tag {
@@ -119,11 +116,31 @@ func applyWhitespaceRules(toks []tplToken) {
 		}
 		if prevOK && nextOK {
 			if prevCut >= 0 {
-				toks[i-1].text = toks[i-1].text[:prevCut]
+				to[i-1] = min(to[i-1], prevCut)
 			}
 			if i+1 < len(toks) {
-				toks[i+1].text = toks[i+1].text[nextCut:]
+				from[i+1] = max(from[i+1], nextCut)
 			}
+		}
+	}
+	for i := range toks {
+		if !toks[i].tag {
+			if from[i] >= to[i] {
+				toks[i].text = ""
+			} else {
+				toks[i].text = toks[i].text[from[i]:to[i]]
+			}
+		}
+	}
+	for i, t := range toks {
+		if !t.tag {
+			continue
+		}
+		if t.trimLeft && i > 0 && !toks[i-1].tag {
+			toks[i-1].text = strings.TrimRight(toks[i-1].text, " \t\r\n")
+		}
+		if t.trimRight && i+1 < len(toks) && !toks[i+1].tag {
+			toks[i+1].text = strings.TrimLeft(toks[i+1].text, " \t\r\n")
 		}
 	}
 }

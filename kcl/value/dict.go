@@ -2,6 +2,7 @@ package value
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -26,7 +27,7 @@ func (op ConfigOp) String() string {
 }
 
 // NoIndex means an entry carries no insert index (a += v appends).
-const NoIndex = -1
+const NoIndex = math.MinInt
 
 // Entry is one key of a Dict with the metadata config unification needs.
 type Entry struct {

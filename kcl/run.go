@@ -134,7 +134,7 @@ func run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, toError(err, root)
 	}
-	out, err := output.YAML(top, output.Options{
+	out, err := output.Program(th, top, output.Options{
 		SortKeys:    opts.SortKeys || st.sortKeys,
 		ShowHidden:  opts.ShowHidden || st.showHidden,
 		DisableNone: opts.DisableNone || st.disableNone,

@@ -127,13 +127,16 @@ type lambdaFn struct {
 	env  *env
 }
 
-func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) value.Value {
+func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) (value.Value, error) {
+	if err := checkParams(x.Args); err != nil {
+		return nil, err
+	}
 	lf := &lambdaFn{expr: x, env: e}
 	f := &value.Function{FuncName: "lambda", Closure: lf}
 	f.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
 		return in.callLambda(lf, args, kwargs)
 	}
-	return f
+	return f, nil
 }
 
 func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV) (value.Value, error) {

@@ -227,6 +227,9 @@ func (in *Interp) comprehend(e *env, gens []*syntax.CompClause, body func(*env) 
 		return body(e)
 	}
 	g := gens[0]
+	if len(g.Targets) > 2 {
+		return errorAt(g.Targets[0].Pos(), KindCompile, "the number of loop variables is %d, which can only be 1 or 2", len(g.Targets))
+	}
 	it, err := in.eval(e, g.Iter)
 	if err != nil {
 		return err

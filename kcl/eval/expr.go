@@ -84,7 +84,7 @@ func (in *Interp) eval(e *env, x syntax.Expr) (value.Value, error) {
 	case *syntax.SchemaExpr:
 		return in.evalSchemaExpr(e, x)
 	case *syntax.LambdaExpr:
-		return in.makeLambda(e, x), nil
+		return in.makeLambda(e, x)
 	case *syntax.QuantExpr:
 		return in.evalQuant(e, x)
 	case *syntax.StarredExpr:
@@ -558,11 +558,14 @@ func (in *Interp) evalFormatted(e *env, x *syntax.FormattedValue) (value.Value, 
 	if err != nil {
 		return nil, err
 	}
-	switch strings.TrimSpace(x.FormatSpec) {
+	switch spec := strings.TrimSpace(x.FormatSpec); spec {
+	case "":
 	case "#json":
 		return value.Str(value.EncodeJSON(v, value.JSONOptions{})), nil
 	case "#yaml":
 		return value.Str(formatYAML(v)), nil
+	default:
+		return nil, errorAt(x.Pos(), KindCompile, "%s is a invalid format spec", spec)
 	}
 	return value.Str(interpolationText(v)), nil
 }

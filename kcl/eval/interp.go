@@ -45,6 +45,8 @@ type Interp struct {
 	// expressions being evaluated: required attributes are checked only on
 	// top-level instances.
 	schemaStack, exprStack int
+	// exprResults are the values of top-level expression statements.
+	exprResults []exprResult
 }
 
 // pkgState is a loaded package.
@@ -73,7 +75,7 @@ type fileUnit struct {
 }
 
 // Run evaluates the program and returns its top-level values in output order.
-func Run(ctx context.Context, cfg *Config) (*value.Dict, error) {
+func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 	dirs := []string{cfg.Root}
 	for _, d := range cfg.ExternalPkgs {
 		dirs = append(dirs, d)
@@ -104,11 +106,55 @@ func Run(ctx context.Context, cfg *Config) (*value.Dict, error) {
 	if err := in.evalPackage(mainPkg); err != nil {
 		return nil, err
 	}
-	out := in.exportGlobals(mainPkg)
+	var out value.Value = in.exportGlobals(mainPkg)
+	if len(in.exprResults) > 0 {
+		var err error
+		if out, err = in.mergeExprResults(out.(*value.Dict)); err != nil {
+			return nil, err
+		}
+	}
 	if len(cfg.Selectors) > 0 {
 		return in.selectPaths(out, cfg.Selectors)
 	}
 	return out, nil
+}
+
+// mergeExprResults combines the globals with top-level expression values the
+// way the official engine does: configs union, scalars must not conflict.
+func (in *Interp) mergeExprResults(globals *value.Dict) (value.Value, error) {
+	var acc value.Value
+	if globals.Len() > 0 {
+		acc = globals
+	}
+	for _, r := range in.exprResults {
+		if acc == nil {
+			acc = r.v
+			continue
+		}
+		if isContainerValue(acc) && isContainerValue(r.v) {
+			u, err := in.union(acc, r.v, r.pos)
+			if err != nil {
+				return nil, err
+			}
+			acc = u
+			continue
+		}
+		if value.Equal(acc, r.v) {
+			continue
+		}
+		return nil, errorAt(lineOnly(r.pos), value.KindEvaluation, "conflicting values between %s and %s", summary(r.v), summary(acc))
+	}
+	return acc, nil
+}
+
+func summary(v value.Value) string {
+	switch v.(type) {
+	case *value.Dict, *value.Schema:
+		return "{...}"
+	case *value.List:
+		return "[...]"
+	}
+	return value.CompactJSON(v)
 }
 
 func (in *Interp) loadMain() (*pkgState, error) {
@@ -238,6 +284,18 @@ type lazyScope struct {
 	running map[string]bool
 	// declared records names that have a plain assignment, for immutability.
 	assigned map[string]bool
+	// types are the annotations of globals; later assignments must match.
+	types map[string]declaredType
+}
+
+type declaredType struct {
+	ty  syntax.Type
+	env *env
+}
+
+type exprResult struct {
+	v   value.Value
+	pos syntax.Position
 }
 
 func newLazyScope(refs []stmtRef) *lazyScope {
@@ -248,6 +306,7 @@ func newLazyScope(refs []stmtRef) *lazyScope {
 		done:     make([]bool, len(refs)),
 		running:  map[string]bool{},
 		assigned: map[string]bool{},
+		types:    map[string]declaredType{},
 	}
 	for i, r := range refs {
 		for _, n := range stmtTargets(r.stmt, nil) {

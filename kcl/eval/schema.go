@@ -28,9 +28,10 @@ type schemaDef struct {
 }
 
 type attrDecl struct {
-	ty       syntax.Type
-	optional bool
-	env      *env
+	ty         syntax.Type
+	optional   bool
+	env        *env
+	decorators []*syntax.CallExpr
 }
 
 func (d *schemaDef) typeValue() *value.Function { return d.fn }
@@ -56,6 +57,9 @@ func (d *schemaDef) isSubOf(o *schemaDef) bool {
 }
 
 func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error) {
+	if err := checkParams(s.Args); err != nil {
+		return nil, err
+	}
 	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, stmt: s, env: &env{file: e.file, pkg: e.pkg}, attrTypes: map[string]attrDecl{}}
 	if s.ParentName != nil {
 		pv, err := in.evalIdentifier(e, s.ParentName)
@@ -98,7 +102,7 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 						def.attrs = append(def.attrs, name)
 					}
 					prev, had := def.attrTypes[name]
-					decl := attrDecl{ty: a.Ty, optional: a.IsOptional, env: de}
+					decl := attrDecl{ty: a.Ty, optional: a.IsOptional, env: de, decorators: a.Decorators}
 					if had && a.Ty == nil {
 						decl.ty, decl.env = prev.ty, prev.env
 					}
@@ -230,6 +234,18 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		return nil, locate(err, pos)
 	}
 	defer in.thread.Leave()
+	if def.stmt != nil {
+		if err := in.checkDeprecated(def.env, def.stmt.Decorators, def.name, pos); err != nil {
+			return nil, err
+		}
+	}
+	for _, ent := range config.Entries() {
+		if a, ok := def.attrTypes[ent.Key]; ok && len(a.decorators) > 0 && !value.IsNoneOrUndefined(ent.Value) {
+			if err := in.checkDeprecated(a.env, a.decorators, ent.Key, pos); err != nil {
+				return nil, err
+			}
+		}
+	}
 	in.schemaStack++
 	defer func() { in.schemaStack-- }()
 	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config}
@@ -590,4 +606,66 @@ func literalTypeValue(t *syntax.LiteralType) value.Value {
 		return value.Float(t.Float)
 	}
 	return value.Str(t.Str)
+}
+
+// checkDeprecated applies @deprecated(version, reason, strict=True): a strict
+// deprecation is an error where the schema or attribute is used.
+func (in *Interp) checkDeprecated(e *env, decorators []*syntax.CallExpr, name string, pos syntax.Position) error {
+	for _, d := range decorators {
+		id, ok := d.Func.(*syntax.Identifier)
+		if !ok || id.Name() != "deprecated" {
+			continue
+		}
+		args, kwargs, err := in.evalArgs(e, d.Args, d.Keywords)
+		if err != nil {
+			return err
+		}
+		version, reason, strict := "", "", true
+		if len(args) > 0 {
+			version = args[0].String()
+		}
+		if len(args) > 1 {
+			reason = args[1].String()
+		}
+		if len(args) > 2 {
+			strict = args[2].Truth()
+		}
+		for _, kw := range kwargs {
+			switch kw.Key {
+			case "version":
+				version = kw.Value.String()
+			case "reason":
+				reason = kw.Value.String()
+			case "strict":
+				strict = kw.Value.Truth()
+			}
+		}
+		if !strict {
+			continue
+		}
+		msg := name + " was deprecated "
+		if version != "" {
+			msg += "since version " + version + ", "
+		}
+		msg += reason
+		return errorAt(lineOnly(pos), value.KindEvaluation, "%s", msg)
+	}
+	return nil
+}
+
+// checkParams rejects a parameter without default after one with a default.
+func checkParams(a *syntax.Arguments) error {
+	if a == nil {
+		return nil
+	}
+	seenDefault := false
+	for i, p := range a.Args {
+		hasDefault := i < len(a.Defaults) && a.Defaults[i] != nil
+		if hasDefault {
+			seenDefault = true
+		} else if seenDefault {
+			return errorAt(p.Pos(), KindIllegalParameter, "non-default argument follows default argument")
+		}
+	}
+	return nil
 }

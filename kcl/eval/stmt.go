@@ -30,6 +30,12 @@ func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
 				return nil, err
 			}
 			last = v
+			// Top-level expressions of the main package are output values.
+			if e.lambda == nil && e.schema == nil && e.pkg == in.main && !value.IsNoneOrUndefined(v) {
+				if _, isCall := x.(*syntax.CallExpr); !isCall {
+					in.exprResults = append(in.exprResults, exprResult{v, s.Pos()})
+				}
+			}
 		}
 		return last, nil
 	case *syntax.AssignStmt:
@@ -130,8 +136,26 @@ func (in *Interp) currentValue(e *env, name string) (value.Value, bool) {
 // rebind an exported global.
 func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type, plain bool) error {
 	name := t.Name.Value
+	atTop := e.lambda == nil && e.schema == nil && e.pkg != nil
+	if atTop && len(t.Paths) == 0 {
+		ls := e.pkg.global
+		if ty != nil {
+			if old, ok := ls.types[name]; ok && syntax.TypeString(old.ty) != syntax.TypeString(ty) {
+				return errorAt(t.Pos(), value.KindType, "can not change the type of '%s' to %s", name, syntax.TypeString(ty))
+			}
+			ls.types[name] = declaredType{ty: ty, env: &env{file: e.file, pkg: e.pkg}}
+		} else if old, ok := ls.types[name]; ok {
+			var err error
+			if v, err = in.convertType(old.env, v, old.ty, lineOnly(t.Pos())); err != nil {
+				return err
+			}
+		}
+	}
 	if len(t.Paths) == 0 {
 		return in.setName(e, name, v, t.Pos(), plain)
+	}
+	if atTop && !isPrivate(name) {
+		return errorAt(t.Pos(), KindImmutable, "Can not change the value of '%s', because it was declared immutable", name)
 	}
 	base, err := in.lookup(e, name, t.Pos())
 	if err != nil {
@@ -224,6 +248,9 @@ func (in *Interp) setName(e *env, name string, v value.Value, pos syntax.Positio
 }
 
 func (in *Interp) execAugAssign(e *env, s *syntax.AugAssignStmt) error {
+	if e.lambda == nil && e.schema == nil && !isPrivate(s.Target.Name.Value) {
+		return errorAt(s.Target.Pos(), KindImmutable, "Immutable variable '%s' is modified during compiling", s.Target.Name.Value)
+	}
 	rhs, err := in.eval(e, s.Value)
 	if err != nil {
 		return err

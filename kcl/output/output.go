@@ -3,9 +3,6 @@
 package output
 
 import (
-	"bytes"
-	"strings"
-
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -21,21 +18,24 @@ type Options struct {
 // YAML prints v as `kcl run` does: v is the dict of a program's top-level names
 // (or, with path selectors, any value; a list of configs prints as a stream of
 // documents). The text ends with a newline.
+//
+// The runtime plans the value first (dropping hidden names, None with -n,
+// Undefined and functions at every level) and then prints it; the printer applies
+// the same filters while printing, so nothing is copied.
 func YAML(v value.Value, opts Options) ([]byte, error) {
-	docs := plan(v, opts)
 	sep := opts.Sep
 	if sep == "" {
 		sep = "---"
 	}
-	var out bytes.Buffer
-	for i, d := range docs {
+	p := yamlPrinter{opts: yamlOptions{sortKeys: opts.SortKeys, ignorePrivate: !opts.ShowHidden, ignoreNone: opts.DisableNone}}
+	for i, d := range documents(v, opts) {
 		if i > 0 {
-			out.WriteString(sep)
-			out.WriteByte('\n')
+			p.b = append(p.b, sep...)
+			p.b = append(p.b, '\n')
 		}
-		out.Write(EncodeYAML(d, opts.SortKeys, false, false))
+		p.root(d)
 	}
-	return out.Bytes(), nil
+	return p.b, nil
 }
 
 // Program prints the result of a run: the manifests.yaml_stream output if the
@@ -51,91 +51,42 @@ func Program(t *value.Thread, v value.Value, opts Options) ([]byte, error) {
 	return YAML(v, opts)
 }
 
-// plan is the runtime's filter_results: it drops hidden names, Undefined,
-// functions and (with DisableNone) None, and splits a top-level list of configs
-// into documents.
-func plan(v value.Value, opts Options) []value.Value {
-	switch x := v.(type) {
-	case *value.List:
-		allConfigs := true
-		for _, e := range x.Elems {
-			if _, ok := value.AsDict(e); !ok {
-				allConfigs = false
-				break
-			}
+// documents splits a top-level list into YAML documents as the runtime's
+// filter_results does: a list whose elements are all configs (or any list when a
+// separator was set) is a stream; otherwise configs stay in the list.
+func documents(v value.Value, opts Options) []value.Value {
+	l, ok := v.(*value.List)
+	if !ok {
+		return []value.Value{v}
+	}
+	allConfigs := true
+	for _, e := range l.Elems {
+		if _, ok := value.AsDict(e); !ok {
+			allConfigs = false
+			break
 		}
+	}
+	if allConfigs || opts.Sep != "" {
 		var docs []value.Value
-		if allConfigs || opts.Sep != "" {
-			for _, e := range x.Elems {
-				docs = append(docs, plan(e, opts)...)
-			}
-			return docs
-		}
-		var elems []value.Value
-		for _, e := range x.Elems {
-			if _, ok := value.AsDict(e); ok {
-				sub := plan(e, opts)
-				if len(sub) == 1 {
-					elems = append(elems, sub[0])
-				} else {
-					docs = append(docs, sub...)
-				}
-			} else {
-				elems = append(elems, e)
-			}
-		}
-		if len(elems) > 0 {
-			docs = append(docs, value.NewList(elems))
+		for _, e := range l.Elems {
+			docs = append(docs, documents(e, opts)...)
 		}
 		return docs
-	case *value.Dict, *value.Schema:
-		d, _ := value.AsDict(x)
-		return planDict(d, opts)
 	}
-	return []value.Value{v}
-}
-
-func planDict(d *value.Dict, opts Options) []value.Value {
-	result := value.NewDict(d.Len())
-	docs := []value.Value{result}
-	for _, e := range d.Entries() {
-		key, v := e.Key, e.Value
-		if _, isNone := v.(value.NoneType); isNone && opts.DisableNone {
-			continue
-		}
-		if strings.HasPrefix(key, "_") && !opts.ShowHidden {
-			continue
-		}
-		switch x := v.(type) {
+	var elems []value.Value
+	for _, e := range l.Elems {
+		switch e.(type) {
 		case nil, value.UndefinedType, *value.Function, *value.Builtin:
 			continue
-		case *value.Dict, *value.Schema:
-			sub := plan(x, opts)
-			result.Set(key, sub[0])
-			docs = append(docs, sub[1:]...)
-		case *value.List:
-			elems := make([]value.Value, 0, len(x.Elems))
-			for _, item := range x.Elems {
-				switch y := item.(type) {
-				case *value.Dict, *value.Schema:
-					elems = append(elems, plan(y, opts)...)
-				case value.NoneType:
-					if !opts.DisableNone {
-						elems = append(elems, y)
-					}
-				case nil, value.UndefinedType:
-				default:
-					sub := planDict(value.DictOf("$", item), opts)
-					if w, ok := sub[0].(*value.Dict).Get("$"); ok {
-						elems = append(elems, w)
-					}
-					docs = append(docs, sub[1:]...)
-				}
+		case value.NoneType:
+			if opts.DisableNone {
+				continue
 			}
-			result.Set(key, value.NewList(elems))
-		default:
-			result.Set(key, v)
 		}
+		elems = append(elems, e)
 	}
-	return docs
+	if len(elems) == 0 {
+		return nil
+	}
+	return []value.Value{value.NewList(elems)}
 }

@@ -113,10 +113,14 @@ func (p *yamlPrinter) mapLen(d *value.Dict) int {
 	return n
 }
 
+const spaces = "                                                                "
+
 func (p *yamlPrinter) pad(n int) {
-	for range n {
-		p.b = append(p.b, ' ')
+	for n > len(spaces) {
+		p.b = append(p.b, spaces...)
+		n -= len(spaces)
 	}
+	p.b = append(p.b, spaces[:n]...)
 }
 
 // mapping prints a non-empty block mapping whose keys sit at column indent; when
@@ -259,7 +263,25 @@ func (p *yamlPrinter) scalarText(s string, indent int, key bool) {
 	}
 }
 
+// plainSafe reports strings made only of letters, digits and "-._/", which
+// libyaml always allows plain; most manifest strings are like this.
+func plainSafe(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '/') {
+			return false
+		}
+	}
+	return s != ""
+}
+
 func chooseStyle(s string, key bool) scalarStyle {
+	if plainSafe(s) {
+		if ambiguousString(s) {
+			return styleSingle
+		}
+		return stylePlain
+	}
 	var want scalarStyle
 	switch {
 	case strings.Contains(s, "\n"):
@@ -291,13 +313,26 @@ func ambiguousString(s string) bool {
 	if s == "" {
 		return true
 	}
-	l := strings.ToLower(s)
-	switch l {
+	c := s[0]
+	if c >= '0' && c <= '9' || c == '-' || c == '.' || c == '+' {
+		return true
+	}
+	if len(s) > 5 {
+		return false
+	}
+	var buf [5]byte
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b >= 'A' && b <= 'Z' {
+			b += 'a' - 'A'
+		}
+		buf[i] = b
+	}
+	switch string(buf[:len(s)]) {
 	case "true", "false", "null", "~", "y", "yes", "n", "no", "on", "off", "nil", "nan":
 		return true
 	}
-	c := l[0]
-	return c >= '0' && c <= '9' || c == '-' || c == '.' || c == '+'
+	return false
 }
 
 type scalarAnalysis struct {

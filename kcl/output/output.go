@@ -3,6 +3,9 @@
 package output
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -13,7 +16,13 @@ type Options struct {
 	DisableNone bool // -n: drop None values
 	// Sep separates documents of a top-level list; "" means "---".
 	Sep string
+	// MaxBytes caps the printed size (0: no cap); past it printing stops with an
+	// error instead of growing without bound.
+	MaxBytes int64
 }
+
+// ErrOutputTooLarge is returned (wrapped) when the output passes Options.MaxBytes.
+var ErrOutputTooLarge = errors.New("the output is too large")
 
 // YAML prints v as `kcl run` does: v is the dict of a program's top-level names
 // (or, with path selectors, any value; a list of configs prints as a stream of
@@ -27,13 +36,16 @@ func YAML(v value.Value, opts Options) ([]byte, error) {
 	if sep == "" {
 		sep = "---"
 	}
-	p := yamlPrinter{opts: yamlOptions{sortKeys: opts.SortKeys, ignorePrivate: !opts.ShowHidden, ignoreNone: opts.DisableNone}}
+	p := yamlPrinter{opts: yamlOptions{sortKeys: opts.SortKeys, ignorePrivate: !opts.ShowHidden, ignoreNone: opts.DisableNone}, limit: opts.MaxBytes}
 	for i, d := range documents(v, opts) {
 		if i > 0 {
 			p.b = append(p.b, sep...)
 			p.b = append(p.b, '\n')
 		}
 		p.root(d)
+		if p.overflow {
+			return nil, fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, opts.MaxBytes)
+		}
 	}
 	return p.b, nil
 }
@@ -42,6 +54,9 @@ func YAML(v value.Value, opts Options) ([]byte, error) {
 // program called it (recorded on the thread), else YAML(v, opts).
 func Program(t *value.Thread, v value.Value, opts Options) ([]byte, error) {
 	if m := t.Manifests; m != nil {
+		if opts.MaxBytes > 0 && int64(len(m.YAML)) > opts.MaxBytes {
+			return nil, fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, opts.MaxBytes)
+		}
 		out := []byte(m.YAML)
 		if len(out) > 0 && out[len(out)-1] != '\n' {
 			out = append(out, '\n')

@@ -22,8 +22,18 @@ type yamlOptions struct {
 }
 
 type yamlPrinter struct {
-	b    []byte
-	opts yamlOptions
+	b        []byte
+	opts     yamlOptions
+	limit    int64 // 0: none
+	overflow bool
+}
+
+// full reports (and remembers) that the output passed its cap.
+func (p *yamlPrinter) full() bool {
+	if p.limit > 0 && int64(len(p.b)) > p.limit {
+		p.overflow = true
+	}
+	return p.overflow
 }
 
 // EncodeYAML prints one YAML document for v as the runtime's
@@ -131,6 +141,9 @@ func (p *yamlPrinter) mapping(d *value.Dict, indent int, inline bool) {
 		if !p.keep(e) {
 			continue
 		}
+		if p.full() {
+			return
+		}
 		if !first || !inline {
 			p.pad(indent)
 		}
@@ -165,6 +178,9 @@ func (p *yamlPrinter) sequence(l *value.List, indent int, inline bool) {
 	for _, e := range l.Elems {
 		if p.skip(e) {
 			continue
+		}
+		if p.full() {
+			return
 		}
 		if !first || !inline {
 			p.pad(indent)

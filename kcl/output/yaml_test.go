@@ -1,6 +1,7 @@
 package output
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -167,5 +168,16 @@ func TestSortKeysAndStream(t *testing.T) {
 	mixed := v.NewList([]v.Value{v.Int(1), v.DictOf("b", v.Int(2))})
 	if got, want := mustYAML(t, mixed, Options{}), "- 1\n- b: 2\n"; got != want {
 		t.Errorf("got %q want %q", got, want)
+	}
+}
+
+func TestMaxBytes(t *testing.T) {
+	items := make([]v.Value, 1000)
+	for i := range items {
+		items[i] = v.DictOf("name", v.Str(strings.Repeat("x", 100)))
+	}
+	_, err := YAML(v.DictOf("items", v.NewList(items)), Options{MaxBytes: 10_000})
+	if !errors.Is(err, ErrOutputTooLarge) {
+		t.Fatalf("want ErrOutputTooLarge, got %v", err)
 	}
 }

@@ -216,8 +216,13 @@ func repeat(t *Thread, v Value, n Int) (Value, bool, error) {
 	}
 	switch v := v.(type) {
 	case Str:
-		if t != nil && t.MaxValues > 0 && int64(len(v))*int64(n) > t.MaxValues*8 {
-			return nil, true, Errorf(KindLimit, "string repeat result is too large")
+		// a string can never be useful beyond the output cap (or 1 GiB)
+		limit := int64(1 << 30)
+		if t != nil && t.MaxOutputBytes > 0 {
+			limit = t.MaxOutputBytes
+		}
+		if len(v) > 0 && int64(n) > limit/int64(len(v)) {
+			return nil, true, Errorf(KindLimit, "the repeated string would be larger than %d bytes", limit)
 		}
 		return Str(strings.Repeat(string(v), int(n))), true, nil
 	case *List:

@@ -1,6 +1,7 @@
 package value
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -150,5 +151,16 @@ func TestFormatSpec(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("format(%v, %q) = %q, %v; want %q", c.v, c.spec, got, err, c.want)
 		}
+	}
+}
+
+func TestRepeatLimit(t *testing.T) {
+	_, err := Binary(&Thread{MaxOutputBytes: 1000}, Mul, Str("ab"), Int(501))
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindLimit {
+		t.Fatalf("want a limit error, got %v", err)
+	}
+	if r, err := Binary(&Thread{MaxOutputBytes: 1000}, Mul, Str("ab"), Int(500)); err != nil || len(r.(Str)) != 1000 {
+		t.Fatalf("within the limit: %v", err)
 	}
 }

@@ -68,6 +68,8 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
+	github.com/kcl-lang/flux-kcl-controller/api v0.0.0
+	github.com/kcl-lang/flux-kcl-controller/kcl v0.0.0
 	github.com/klauspost/compress v1.20.4 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
@@ -162,3 +164,7 @@ require (
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2 // indirect
 	sigs.k8s.io/yaml v1.6.0 // indirect
 )
+
+replace github.com/kcl-lang/flux-kcl-controller/api => ./api
+
+replace github.com/kcl-lang/flux-kcl-controller/kcl => ./kcl

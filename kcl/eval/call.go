@@ -159,12 +159,7 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 		if err != nil {
 			return nil, err
 		}
-		switch st.(type) {
-		case *syntax.ExprStmt, *syntax.IfStmt:
-			result = v
-		default:
-			result = value.None
-		}
+		result = v
 	}
 	if x.ReturnTy != nil {
 		return in.convertType(lf.env, result, x.ReturnTy, lineOnly(x.Pos()))

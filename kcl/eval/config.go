@@ -67,6 +67,10 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 		for _, n := range k.Names {
 			path = append(path, n.Value)
 		}
+		// A key naming a local variable (loop or lambda variable) uses its value.
+		if v, ok := e.locals.getVar(path[0]); ok {
+			path[0] = keyString(v)
+		}
 	case *syntax.StringLit:
 		path = []string{k.Value}
 	case *syntax.Subscript:
@@ -210,7 +214,18 @@ func (in *Interp) evalListComp(e *env, x *syntax.ListComp) (value.Value, error) 
 func (in *Interp) evalDictComp(e *env, x *syntax.DictComp) (value.Value, error) {
 	d := value.NewDict(4)
 	err := in.comprehend(e, x.Generators, func(ce *env) error {
-		if err := in.addConfigEntry(ce, d, x.Entry); err != nil {
+		entry := x.Entry
+		if id, ok := entry.Key.(*syntax.Identifier); ok {
+			// Dict comprehension keys are expressions.
+			kv, err := in.evalIdentifier(ce, id)
+			if err != nil {
+				return err
+			}
+			ne := *entry
+			ne.Key = &syntax.StringLit{Span: id.Span, Value: keyString(kv)}
+			entry = &ne
+		}
+		if err := in.addConfigEntry(ce, d, entry); err != nil {
 			return err
 		}
 		return in.thread.Alloc(1)
@@ -387,3 +402,10 @@ func (in *Interp) evalQuant(e *env, x *syntax.QuantExpr) (value.Value, error) {
 type errStop struct{}
 
 func (errStop) Error() string { return "stop" }
+
+func keyString(v value.Value) string {
+	if s, ok := v.(value.Str); ok {
+		return string(s)
+	}
+	return v.String()
+}

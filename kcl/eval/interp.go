@@ -250,8 +250,8 @@ func (in *Interp) exportGlobals(p *pkgState) *value.Dict {
 		if strings.HasPrefix(name, "_") && !in.cfg.ShowHidden {
 			continue
 		}
-		v := p.global.vals[name]
-		if !exportable(v) {
+		v, ok := p.global.vals[name]
+		if !ok || !exportable(v) {
 			continue
 		}
 		out.Set(name, v)
@@ -284,6 +284,7 @@ type lazyScope struct {
 	running map[string]bool
 	// declared records names that have a plain assignment, for immutability.
 	assigned map[string]bool
+	inOrder map[string]bool
 	// types are the annotations of globals; later assignments must match.
 	types map[string]declaredType
 }
@@ -308,11 +309,17 @@ func newLazyScope(refs []stmtRef) *lazyScope {
 		assigned: map[string]bool{},
 		types:    map[string]declaredType{},
 	}
+	ls.inOrder = map[string]bool{}
 	for i, r := range refs {
 		for _, n := range stmtTargets(r.stmt, nil) {
 			s := ls.setters[n]
 			if len(s) == 0 || s[len(s)-1] != i {
 				ls.setters[n] = append(s, i)
+			}
+			// Output order is declaration order, whatever order values are computed in.
+			if !ls.inOrder[n] {
+				ls.inOrder[n] = true
+				ls.order = append(ls.order, n)
 			}
 		}
 	}
@@ -320,7 +327,8 @@ func newLazyScope(refs []stmtRef) *lazyScope {
 }
 
 func (ls *lazyScope) set(name string, v value.Value) {
-	if _, ok := ls.vals[name]; !ok {
+	if !ls.inOrder[name] {
+		ls.inOrder[name] = true
 		ls.order = append(ls.order, name)
 	}
 	ls.vals[name] = v

@@ -283,6 +283,9 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	}
 	f.ls = newLazyScope(refs)
 	f.stmtEnv = envs
+	for _, name := range f.ls.order {
+		f.inst.Set(name, value.Undefined)
+	}
 	for i := range refs {
 		if err := in.runFrameStmt(f, i); err != nil {
 			return nil, err
@@ -290,7 +293,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	}
 	// Config keys the body did not assign.
 	for _, ent := range config.Entries() {
-		if f.inst.Has(ent.Key) {
+		if v, ok := f.inst.Get(ent.Key); ok && !value.IsUndefined(v) {
 			continue
 		}
 		if _, declared := def.attrTypes[ent.Key]; !declared && def.indexSig == nil && def.rule == nil {

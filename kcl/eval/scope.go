@@ -35,6 +35,16 @@ func (e *env) withLocals(vars map[string]value.Value) *env {
 	return &c
 }
 
+// getVar finds a variable, ignoring config-literal scopes.
+func (l *locals) getVar(name string) (value.Value, bool) {
+	for s := l; s != nil; s = s.parent {
+		if v, ok := s.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
 func (l *locals) get(name string) (value.Value, bool) {
 	for s := l; s != nil; s = s.parent {
 		if v, ok := s.vars[name]; ok {

@@ -54,9 +54,17 @@ func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
 				return nil, err
 			}
 		}
-		return value.None, nil
+		return v, nil
 	case *syntax.AugAssignStmt:
-		return value.None, in.execAugAssign(e, s)
+		if err := in.execAugAssign(e, s); err != nil {
+			return nil, err
+		}
+		if len(s.Target.Paths) == 0 {
+			if v, ok := in.currentValue(e, s.Target.Name.Value); ok {
+				return v, nil
+			}
+		}
+		return value.None, nil
 	case *syntax.UnificationStmt:
 		v, err := in.eval(e, s.Value)
 		if err != nil {

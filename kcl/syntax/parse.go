@@ -23,26 +23,32 @@ func ParseFileAll(filename string, src []byte) (*Module, ErrorList) {
 // clampErrorColumns mirrors how the official engine prints a position at the end
 // of a line (a NEWLINE or EOF token): the column is the line's length, not one past it.
 func clampErrorColumns(src []byte, errs ErrorList) {
-	for _, e := range errs {
-		if e.Pos.Line <= 0 {
-			continue
+	if len(errs) == 0 {
+		return
+	}
+	lineLen := map[int]int{}
+	lengths := func(line int) int {
+		if n, ok := lineLen[line]; ok {
+			return n
 		}
-		start := 0
-		for line := 1; line < e.Pos.Line && start < len(src); start++ {
+		start, l := 0, 1
+		for ; l < line && start < len(src); start++ {
 			if src[start] == '\n' {
-				line++
-				if line == e.Pos.Line {
-					start++
-					break
-				}
+				l++
 			}
 		}
 		end := start
 		for end < len(src) && src[end] != '\n' {
 			end++
 		}
-		n := utf8.RuneCount(src[start:end])
-		if n > 0 && e.Pos.Col > n {
+		lineLen[line] = utf8.RuneCount(src[start:end])
+		return lineLen[line]
+	}
+	for _, e := range errs {
+		if e.Pos.Line <= 0 {
+			continue
+		}
+		if n := lengths(e.Pos.Line); n > 0 && e.Pos.Col > n {
 			e.Pos.Col = n
 		}
 	}

@@ -12,7 +12,10 @@ import (
 // the one `kcl run` prints. Statements do not consume their NEWLINE; blocks
 // and brackets skip NEWLINE/INDENT/DEDENT tokens where the official parser does.
 
-const maxNesting = 1000 // deeper expressions end with a syntax error instead of a stack overflow
+const (
+	maxNesting = 1000 // deeper expressions end with a syntax error instead of a stack overflow
+	maxErrors  = 1000 // parsing stops after this many errors
+)
 
 type bailout struct{}
 
@@ -56,7 +59,9 @@ func newSubParser(parent *parser, toks []Token) *parser {
 // splitComments moves comments out of the token stream and makes sure a
 // NEWLINE precedes EOF.
 func (p *parser) splitComments(raw []Token) []Token {
-	toks := make([]Token, 0, len(raw)+1)
+	// Filter in place: the parser owns the scanner's slice, and every write goes
+	// to an index not yet read (or to the token's own slot).
+	toks := raw[:0]
 	for i, t := range raw {
 		if t.Kind == EOF {
 			if i == 0 || raw[i-1].Kind != NEWLINE {
@@ -164,7 +169,7 @@ func (p *parser) validateDedent() {
 }
 
 func (p *parser) errorAt(pos Position, msg string) {
-	if len(p.errors) > 10000 {
+	if len(p.errors) >= maxErrors {
 		panic(bailout{})
 	}
 	p.errors = append(p.errors, &Error{Pos: pos, Kind: KindInvalidSyntax, Msg: msg})

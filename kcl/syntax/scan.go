@@ -44,11 +44,14 @@ func (a indentLevel) cmp(b indentLevel) (int, bool) {
 type scanner struct {
 	file   string
 	src    []byte
+	text   string // src as a string, so token texts share one allocation
 	errors ErrorList
 
 	pos       int // byte offset
 	line      int
 	lineStart int // byte offset of the current line
+
+	colLine, colOff, colVal int // memo of col()
 
 	newLine      bool // at the beginning of a line, indentation not yet decided
 	tabs, spaces int
@@ -59,15 +62,27 @@ type scanner struct {
 }
 
 func newScanner(filename string, src []byte) *scanner {
-	return &scanner{file: filename, src: src, line: 1, indents: []indentLevel{{}}}
+	return &scanner{
+		file: filename, src: src, text: string(src), line: 1, indents: []indentLevel{{}}, colVal: 1,
+		toks: make([]Token, 0, len(src)/4+16),
+	}
 }
 
-// position returns line and 1-based rune column of a byte offset on the current line.
+// col returns the 1-based rune column of a byte offset on the current line. It
+// counts from the last answer when it can, so long lines stay linear.
 func (s *scanner) col(off int) int {
-	return utf8.RuneCount(s.src[s.lineStart:off]) + 1
+	if s.colLine != s.lineStart || off < s.colOff {
+		s.colLine, s.colOff, s.colVal = s.lineStart, s.lineStart, 1
+	}
+	s.colVal += utf8.RuneCount(s.src[s.colOff:off])
+	s.colOff = off
+	return s.colVal
 }
 
 func (s *scanner) errorAt(off int, msg string) {
+	if len(s.errors) >= maxErrors {
+		return
+	}
 	s.errors = append(s.errors, &Error{
 		Pos:  Position{File: s.file, Line: s.line, Col: s.col(off), Offset: off},
 		Kind: KindInvalidSyntax,
@@ -113,7 +128,7 @@ func (s *scanner) emit(kind TokenKind, start int) *Token {
 	s.toks = append(s.toks, Token{
 		Kind: kind, Start: start, End: s.pos,
 		Line: s.line, Col: col, EndLine: s.line, EndCol: col + utf8.RuneCount(s.src[start:s.pos]),
-		Text: string(s.src[start:s.pos]),
+		Text: s.text[start:s.pos],
 	})
 	return &s.toks[len(s.toks)-1]
 }
@@ -451,7 +466,7 @@ suffix:
 		kind = FLOAT
 	}
 	t := s.emit(kind, start)
-	t.Value = string(s.src[start:numEnd])
+	t.Value = s.text[start:numEnd]
 	switch {
 	case emptyInt:
 		s.errorAt(start, "no valid digits found for number")
@@ -468,7 +483,7 @@ suffix:
 		return
 	}
 	if !isFloat && base != 10 {
-		digits := string(s.src[start+2 : numEnd])
+		digits := s.text[start+2 : numEnd]
 		for i, r := range digits {
 			if r != '_' && !isDigitOf(r, base) {
 				lo := start + 2 + i
@@ -479,7 +494,7 @@ suffix:
 		}
 	}
 	if numEnd < s.pos {
-		t.Suffix = string(s.src[numEnd:s.pos])
+		t.Suffix = s.text[numEnd:s.pos]
 		if isFloat {
 			// The official lexer drops a suffix after a float.
 			t.Suffix = ""
@@ -542,7 +557,7 @@ func (s *scanner) scanString(start int, raw bool) {
 		// plain one.
 		long = false
 	}
-	text := string(s.src[start:s.pos])
+	text := s.text[start:s.pos]
 	s.toks = append(s.toks, Token{
 		Kind: STRING, Start: start, End: s.pos,
 		Line: startLine, Col: startCol, EndLine: s.line, EndCol: s.col(s.pos),
@@ -572,7 +587,7 @@ func (s *scanner) scanString(start int, raw bool) {
 		})
 		return
 	}
-	v, ok := decodeString(string(s.src[open:end]), quote, long, raw)
+	v, ok := decodeString(s.text[open:end], quote, long, raw)
 	if !ok {
 		s.errors = append(s.errors, &Error{
 			Pos:  Position{File: s.file, Line: startLine, Col: startCol, Offset: start},

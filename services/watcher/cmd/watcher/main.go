@@ -1,0 +1,56 @@
+// Command watcher publishes reconcile requests for KCLRuns on NATS JetStream.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/fluxcd/pkg/runtime/logger"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kcl-lang/flux-kcl-controller/services/watcher"
+)
+
+func main() {
+	cfg := watcher.DefaultConfig()
+	var natsURL string
+	var logOpts logger.Options
+	cfg.BindFlags(pflag.CommandLine)
+	pflag.StringVar(&natsURL, "nats-url", nats.DefaultURL, "URL of the NATS server with JetStream.")
+	logOpts.BindFlags(pflag.CommandLine)
+	pflag.CommandLine.AddGoFlagSet(flag.CommandLine) // --kubeconfig
+	pflag.Parse()
+
+	log := logger.NewLogger(logOpts)
+	ctrl.SetLogger(log)
+	if err := run(ctrl.SetupSignalHandler(), cfg, natsURL); err != nil {
+		log.Error(err, "watcher failed")
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg watcher.Config, natsURL string) error {
+	restConfig, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	nc, err := nats.Connect(natsURL, nats.Name("flux-kcl-watcher"), nats.MaxReconnects(-1))
+	if err != nil {
+		return fmt.Errorf("connecting to NATS at %s: %w", natsURL, err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("creating JetStream client: %w", err)
+	}
+	svc, err := watcher.New(cfg, watcher.Deps{RestConfig: restConfig, JetStream: js, Logger: ctrl.Log})
+	if err != nil {
+		return err
+	}
+	return svc.Run(ctx)
+}

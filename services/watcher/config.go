@@ -1,0 +1,77 @@
+package watcher
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// Config holds the watcher's settings; BindFlags maps them to Flux's flag names.
+type Config struct {
+	// Concurrent is the number of goroutines publishing reconcile requests.
+	Concurrent int
+	// WatchLabelSelector shards KCLRuns between watcher deployments, as Flux's
+	// --watch-label-selector: only KCLRuns matching it are watched.
+	WatchLabelSelector string
+	// IntervalJitterPercentage spreads periodic requests by ±this percentage
+	// of the interval, as Flux's --interval-jitter-percentage.
+	IntervalJitterPercentage int
+	// EnableLeaderElection makes only one of several watcher replicas publish.
+	EnableLeaderElection bool
+	// LeaderElectionNamespace holds the lease; empty uses the pod's namespace.
+	LeaderElectionNamespace string
+	// MetricsAddr serves Prometheus metrics; "0" disables it.
+	MetricsAddr string
+	// HealthAddr serves /healthz and /readyz; "0" disables it.
+	HealthAddr string
+	// StreamReplicas is the replica count of the JetStream stream in a NATS cluster.
+	StreamReplicas int
+	// MinInterval bounds the periodic requests of KCLRuns with a tiny or zero
+	// interval, so one misconfigured object can't flood the stream.
+	MinInterval time.Duration
+}
+
+// DefaultConfig is the configuration BindFlags starts from.
+func DefaultConfig() Config {
+	return Config{
+		Concurrent:               4,
+		IntervalJitterPercentage: 5,
+		MetricsAddr:              ":8080",
+		HealthAddr:               ":9440",
+		StreamReplicas:           1,
+		MinInterval:              time.Second,
+	}
+}
+
+// BindFlags registers the watcher's flags with their defaults.
+func (c *Config) BindFlags(fs *pflag.FlagSet) {
+	d := DefaultConfig()
+	fs.IntVar(&c.Concurrent, "concurrent", d.Concurrent, "The number of goroutines publishing reconcile requests.")
+	fs.StringVar(&c.WatchLabelSelector, "watch-label-selector", d.WatchLabelSelector, "Watch only the KCLRuns matching this label selector (sharding).")
+	fs.IntVar(&c.IntervalJitterPercentage, "interval-jitter-percentage", d.IntervalJitterPercentage, "Percentage of jitter applied to KCLRun intervals (0-100).")
+	fs.BoolVar(&c.EnableLeaderElection, "enable-leader-election", d.EnableLeaderElection, "Publish from one watcher replica at a time, elected through a Lease.")
+	fs.StringVar(&c.LeaderElectionNamespace, "leader-election-namespace", d.LeaderElectionNamespace, "Namespace of the leader election Lease; defaults to the pod's namespace.")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", d.MetricsAddr, "The address the metric endpoint binds to; 0 disables it.")
+	fs.StringVar(&c.HealthAddr, "health-addr", d.HealthAddr, "The address the health endpoint binds to; 0 disables it.")
+	fs.IntVar(&c.StreamReplicas, "stream-replicas", d.StreamReplicas, "Replicas of the reconcile-request JetStream stream.")
+	fs.DurationVar(&c.MinInterval, "min-interval", d.MinInterval, "Lower bound of the periodic reconcile interval.")
+}
+
+func (c Config) validate() (labels.Selector, error) {
+	if c.Concurrent < 1 {
+		return nil, fmt.Errorf("--concurrent must be at least 1, got %d", c.Concurrent)
+	}
+	if c.IntervalJitterPercentage < 0 || c.IntervalJitterPercentage >= 100 {
+		return nil, fmt.Errorf("--interval-jitter-percentage must be in [0, 100), got %d", c.IntervalJitterPercentage)
+	}
+	sel := labels.Everything()
+	if c.WatchLabelSelector != "" {
+		var err error
+		if sel, err = labels.Parse(c.WatchLabelSelector); err != nil {
+			return nil, fmt.Errorf("parsing --watch-label-selector %q: %w", c.WatchLabelSelector, err)
+		}
+	}
+	return sel, nil
+}

@@ -1,0 +1,233 @@
+// Package watcher turns changes in the cluster into reconcile requests for
+// KCLRuns on NATS JetStream. See README.md for what triggers a request.
+package watcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go/jetstream"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+
+	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+)
+
+// LeaderElectionID names the Lease the watcher replicas compete for.
+const LeaderElectionID = "flux-kcl-controller-watcher"
+
+// publishTimeout bounds one publish round trip to JetStream.
+const publishTimeout = 10 * time.Second
+
+// maxPublishRetries bounds the retries of one request; periodic requests
+// cover a request dropped after that.
+const maxPublishRetries = 15
+
+// Deps are the watcher's injected dependencies.
+type Deps struct {
+	// RestConfig reaches the Kubernetes API server.
+	RestConfig *rest.Config
+	// JetStream publishes the reconcile requests.
+	JetStream jetstream.JetStream
+	// Logger receives the watcher's logs; the zero value discards them.
+	Logger logr.Logger
+}
+
+// Service is a running watcher.
+type Service struct {
+	cfg       Config
+	mgr       manager.Manager
+	js        jetstream.JetStream
+	publisher *reconcilerequest.Publisher
+	log       logr.Logger
+
+	queue    workqueue.TypedRateLimitingInterface[pending]
+	schedule *schedule
+
+	// sourceKinds are the source kinds whose CRDs exist and are watched.
+	sourceKinds map[string]bool
+}
+
+// pending is one request waiting to be published, with its de-duplication id.
+type pending struct {
+	req   reconcilerequest.Request
+	msgID string
+}
+
+// NewScheme returns a scheme with the kinds the watcher reads.
+func NewScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, kclv1.AddToScheme, sourcev1.AddToScheme, imagev1.AddToScheme,
+	} {
+		if err := add(scheme); err != nil {
+			return nil, fmt.Errorf("building scheme: %w", err)
+		}
+	}
+	return scheme, nil
+}
+
+// New builds a watcher; nothing runs until Run.
+func New(cfg Config, deps Deps) (*Service, error) {
+	selector, err := cfg.validate()
+	if err != nil {
+		return nil, err
+	}
+	if deps.RestConfig == nil || deps.JetStream == nil {
+		return nil, errors.New("watcher needs a rest.Config and a JetStream client")
+	}
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	mgr, err := manager.New(deps.RestConfig, manager.Options{
+		Scheme: scheme,
+		Logger: deps.Logger,
+		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
+			&kclv1.KCLRun{}: {Label: selector},
+		}},
+		Metrics:                       metricsserver.Options{BindAddress: cfg.MetricsAddr},
+		HealthProbeBindAddress:        cfg.HealthAddr,
+		LeaderElection:                cfg.EnableLeaderElection,
+		LeaderElectionID:              LeaderElectionID,
+		LeaderElectionNamespace:       cfg.LeaderElectionNamespace,
+		LeaderElectionReleaseOnCancel: true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating watcher manager: %w", err)
+	}
+	if err := registerIndexes(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, fmt.Errorf("adding health check: %w", err)
+	}
+	js := deps.JetStream
+	if err := mgr.AddReadyzCheck("nats", func(*http.Request) error {
+		if !js.Conn().IsConnected() {
+			return errors.New("not connected to NATS")
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("adding ready check: %w", err)
+	}
+	s := &Service{
+		cfg:         cfg,
+		mgr:         mgr,
+		js:          js,
+		publisher:   reconcilerequest.NewPublisher(js),
+		log:         deps.Logger.WithName("watcher"),
+		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[pending]()),
+		schedule:    newSchedule(cfg.IntervalJitterPercentage),
+		sourceKinds: map[string]bool{},
+	}
+	if err := mgr.Add(&dispatcher{s}); err != nil {
+		return nil, fmt.Errorf("adding watcher dispatcher: %w", err)
+	}
+	return s, nil
+}
+
+// Run ensures the stream exists and watches until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	var opts []reconcilerequest.StreamOption
+	if s.cfg.StreamReplicas > 1 {
+		opts = append(opts, reconcilerequest.WithReplicas(s.cfg.StreamReplicas))
+	}
+	if _, err := reconcilerequest.EnsureStream(ctx, s.js, opts...); err != nil {
+		return err
+	}
+	if err := s.mgr.Start(ctx); err != nil {
+		return fmt.Errorf("running watcher: %w", err)
+	}
+	return nil
+}
+
+// dispatcher runs only on the elected replica: it registers the event
+// handlers and publishes. The caches run on every replica, ready for failover.
+type dispatcher struct{ s *Service }
+
+func (d *dispatcher) NeedLeaderElection() bool { return true }
+
+func (d *dispatcher) Start(ctx context.Context) error {
+	s := d.s
+	handlers, err := s.watch(ctx)
+	if err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	for range s.cfg.Concurrent {
+		wg.Go(func() {
+			for s.publishNext(ctx) {
+			}
+		})
+	}
+	wg.Go(func() {
+		for s.tickNext(ctx) {
+		}
+	})
+	s.log.Info("watching KCLRuns", "sourceKinds", len(s.sourceKinds), "labelSelector", s.cfg.WatchLabelSelector)
+	<-ctx.Done()
+	for _, h := range handlers {
+		_ = h.remove()
+	}
+	s.queue.ShutDown()
+	s.schedule.queue.ShutDown()
+	wg.Wait()
+	return nil
+}
+
+// enqueue queues a request; identical pending requests collapse in the queue.
+func (s *Service) enqueue(req reconcilerequest.Request, msgID string) {
+	s.queue.Add(pending{req: req, msgID: msgID})
+}
+
+func (s *Service) publishNext(ctx context.Context) bool {
+	item, shutdown := s.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer s.queue.Done(item)
+	pubCtx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	res, err := s.publisher.Publish(pubCtx, item.req, item.msgID)
+	reason := string(item.req.Reason)
+	if err != nil {
+		publishErrors.WithLabelValues(reason).Inc()
+		if ctx.Err() != nil {
+			return true
+		}
+		if s.queue.NumRequeues(item) < maxPublishRetries {
+			s.log.Error(err, "publishing reconcile request, will retry", "kclrun", item.req.Key(), "reason", reason)
+			s.queue.AddRateLimited(item)
+			return true
+		}
+		s.log.Error(err, "dropping reconcile request after retries", "kclrun", item.req.Key(), "reason", reason)
+		s.queue.Forget(item)
+		return true
+	}
+	s.queue.Forget(item)
+	result := "published"
+	if res.Duplicate {
+		result = "duplicate"
+	}
+	requestsPublished.WithLabelValues(reason, result).Inc()
+	s.log.V(1).Info("published reconcile request", "kclrun", item.req.Key(), "reason", reason,
+		"trigger", item.req.Trigger, "revision", item.req.Revision, "duplicate", res.Duplicate, "seq", res.Sequence)
+	return true
+}

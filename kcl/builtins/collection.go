@@ -1,7 +1,9 @@
 package builtins
 
 import (
+	"errors"
 	"sort"
+	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -169,14 +171,17 @@ func zip(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.K
 }
 
 func reduce(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-	fv, ok1 := arg(args, kwargs, 0, "function")
-	lv, ok2 := arg(args, kwargs, 1, "list")
-	if !ok1 || !ok2 {
-		return nil, evalErr("reduce() takes at least 2 arguments")
+	fv, ok := arg(args, kwargs, 0, "reducer")
+	if !ok {
+		return nil, evalErr("reduce() missing required argument: 'reducer'")
+	}
+	lv, ok := arg(args, kwargs, 1, "list")
+	if !ok {
+		return nil, evalErr("reduce() missing required argument: 'list'")
 	}
 	f, ok := fv.(value.Callable)
-	if !ok {
-		return nil, typeErr("'%s' object is not callable", fv.Type())
+	if !ok || value.IsNoneOrUndefined(fv) {
+		return nil, evalErr("reduce() argument 'reducer' must be a function")
 	}
 	items, err := Iterate(lv)
 	if err != nil {
@@ -187,15 +192,33 @@ func reduce(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []valu
 		acc = init
 	} else {
 		if len(items) == 0 {
-			return nil, evalErr("reduce() of empty sequence with no initial value")
+			// an empty list without a seed is None, unless the accumulator's
+			// declared type cannot hold None
+			if fn, ok := f.(*value.Function); ok && len(fn.ParamTypes) > 0 {
+				if ty := fn.ParamTypes[0]; ty != "" && ty != "any" && !strings.Contains(ty, "None") {
+					return nil, evalErr("reduce() empty list with no initial value and non-nullable accumulator type '%s'", ty)
+				}
+			}
+			return value.None, nil
 		}
 		acc, items = items[0], items[1:]
 	}
 	for _, it := range items {
 		acc, err = f.Call(t, []value.Value{acc, it}, nil)
 		if err != nil {
-			return nil, err
+			return nil, reducerError(err)
 		}
 	}
 	return acc, nil
+}
+
+// reducerError reports a failure inside the reducer as the runtime does: an
+// EvaluationError at the reduce() call carrying the bare message. Resource
+// limits pass through unchanged.
+func reducerError(err error) error {
+	var ve *value.Error
+	if errors.As(err, &ve) && (ve.Kind == value.KindLimit || ve.Kind == value.KindRecursion) {
+		return err
+	}
+	return &value.Error{Kind: value.KindEvaluation, Msg: value.ErrorMessage(err)}
 }

@@ -97,12 +97,18 @@ func toInt(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 	case value.Int:
 		return v, nil
 	case value.Float:
-		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return nil, evalErr("cannot convert float %s to integer", v.String())
-		}
-		return value.Int(int64(v)), nil
+		return value.Int(saturatingInt(float64(v))), nil
 	case value.Unit:
-		return value.Int(int64(v.Real)), nil
+		if t != nil && t.Debug {
+			exact := new(big.Int).Mul(big.NewInt(v.Raw), big.NewInt(unitMultiplier(v.Suffix)))
+			if t.StrictRangeCheck && (!exact.IsInt64() || exact.Int64() != int64(int32(exact.Int64()))) {
+				return nil, value.Errorf(value.KindIntOverflow, "%s: A 32 bit integer overflow", exact)
+			}
+			if !exact.IsInt64() {
+				return nil, value.Errorf(value.KindIntOverflow, "%s: A 64 bit integer overflow", exact)
+			}
+		}
+		return value.Int(saturatingInt(v.Real)), nil
 	case value.Bool:
 		n, _ := asInt(v)
 		return value.Int(n), nil
@@ -254,6 +260,36 @@ func toDict(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []valu
 		}
 	}
 	return out, nil
+}
+
+// saturatingInt converts like Rust's `as i64`: clamped, NaN to 0.
+func saturatingInt(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// unitMultiplier is the integer factor of a suffix (1 for n, u, m).
+func unitMultiplier(suffix string) int64 {
+	base := int64(1000)
+	if strings.HasSuffix(suffix, "i") {
+		base = 1024
+	}
+	if suffix == "" || quantityExponents[suffix[0]] <= 0 {
+		return 1
+	}
+	exp := quantityExponents[suffix[0]]
+	m := int64(1)
+	for range exp {
+		m *= base
+	}
+	return m
 }
 
 // TypeOf is typeof(x, full_name).

@@ -4,9 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
-	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -182,32 +180,6 @@ func init() {
 				return nil, cerr
 			}
 		}
-		return value.Str(errorMessage(err)), nil
+		return value.Str(value.ErrorMessage(err)), nil
 	})
-}
-
-// errorMessage is the bare message of a program error, without kind or
-// position: the error's ErrorMessage() if it has one, else a string field named
-// Msg or Message on the (pointed-to) error struct, as value.Error and the
-// evaluator's located errors carry, else the error text.
-func errorMessage(err error) string {
-	var m interface{ ErrorMessage() string }
-	if errors.As(err, &m) {
-		return m.ErrorMessage()
-	}
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		rv := reflect.ValueOf(e)
-		if rv.Kind() == reflect.Pointer {
-			rv = rv.Elem()
-		}
-		if rv.Kind() != reflect.Struct {
-			continue
-		}
-		for _, name := range []string{"Msg", "Message"} {
-			if f := rv.FieldByName(name); f.IsValid() && f.Kind() == reflect.String {
-				return f.String()
-			}
-		}
-	}
-	return strings.TrimSpace(err.Error())
 }

@@ -1,6 +1,11 @@
 package value
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+)
 
 // Error kinds as the official engine prints them.
 const (
@@ -30,4 +35,30 @@ func (e *Error) Unwrap() error { return e.Err }
 // Errorf returns a *Error of the given kind.
 func Errorf(kind, format string, args ...any) *Error {
 	return &Error{Kind: kind, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ErrorMessage is the bare message of a program error, without kind or
+// position: the error's ErrorMessage() if it has one, else a string field named
+// Msg or Message on the (pointed-to) error struct, as Error and the evaluator's
+// located errors carry, else the error text. runtime.catch and reduce use it.
+func ErrorMessage(err error) string {
+	var m interface{ ErrorMessage() string }
+	if errors.As(err, &m) {
+		return m.ErrorMessage()
+	}
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		rv := reflect.ValueOf(e)
+		if rv.Kind() == reflect.Pointer {
+			rv = rv.Elem()
+		}
+		if rv.Kind() != reflect.Struct {
+			continue
+		}
+		for _, name := range []string{"Msg", "Message"} {
+			if f := rv.FieldByName(name); f.IsValid() && f.Kind() == reflect.String {
+				return f.String()
+			}
+		}
+	}
+	return strings.TrimSpace(err.Error())
 }

@@ -52,7 +52,7 @@ func evalErr(format string, args ...any) *value.Error {
 }
 
 func typeErr(format string, args ...any) *value.Error {
-	return value.Errorf(value.KindType, format, args...)
+	return value.Errorf(value.KindEvaluation, format, args...)
 }
 
 // arg returns the i-th positional argument or the keyword argument name.

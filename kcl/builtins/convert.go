@@ -102,10 +102,10 @@ func toInt(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 		if t != nil && t.Debug {
 			exact := new(big.Int).Mul(big.NewInt(v.Raw), big.NewInt(unitMultiplier(v.Suffix)))
 			if t.StrictRangeCheck && (!exact.IsInt64() || exact.Int64() != int64(int32(exact.Int64()))) {
-				return nil, value.Errorf(value.KindIntOverflow, "%s: A 32 bit integer overflow", exact)
+				return nil, value.Errorf(value.KindEvaluation, "%s: A 32 bit integer overflow", exact)
 			}
 			if !exact.IsInt64() {
-				return nil, value.Errorf(value.KindIntOverflow, "%s: A 64 bit integer overflow", exact)
+				return nil, value.Errorf(value.KindEvaluation, "%s: A 64 bit integer overflow", exact)
 			}
 		}
 		return value.Int(saturatingInt(v.Real)), nil
@@ -158,10 +158,10 @@ func toFloat(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []val
 	}
 	check := func(f float64) (value.Value, error) {
 		if t != nil && t.StrictRangeCheck && math.IsInf(float64(float32(f)), 0) && !math.IsInf(f, 0) {
-			return nil, value.Errorf(value.KindFloatOverflow, "inf: A 32-bit floating point number overflow")
+			return nil, value.Errorf(value.KindEvaluation, "inf: A 32-bit floating point number overflow")
 		}
 		if (t == nil || t.Debug || !t.StrictRangeCheck) && math.IsInf(f, 0) {
-			return nil, value.Errorf(value.KindFloatOverflow, "inf: A 64-bit floating point number overflow")
+			return nil, value.Errorf(value.KindEvaluation, "inf: A 64-bit floating point number overflow")
 		}
 		return value.Float(f), nil
 	}

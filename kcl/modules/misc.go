@@ -164,7 +164,7 @@ func init() {
 		}
 		f, ok := fv.(value.Callable)
 		if !ok {
-			return nil, value.Errorf(value.KindType, "'%s' object is not callable", fv.Type())
+			return nil, value.Errorf(value.KindEvaluation, "'%s' object is not callable", fv.Type())
 		}
 		_, err := f.Call(t, nil, nil)
 		if err == nil {

@@ -81,7 +81,7 @@ func dictEqual(a, b *Dict) bool {
 }
 
 func notSupported(op string, a, b Value) *Error {
-	return Errorf(KindType, "'%s' not supported between instances of '%s' and '%s'", op, a.Type(), b.Type())
+	return Errorf(KindEvaluation, "'%s' not supported between instances of '%s' and '%s'", op, a.Type(), b.Type())
 }
 
 // order compares a and b for <, <=, >, >=: -1, 0 or +1. ok is false when the
@@ -174,7 +174,7 @@ func Compare(op CmpOp, a, b Value) (bool, error) {
 	case GtE:
 		return c >= 0, nil
 	}
-	return false, Errorf(KindType, "unknown comparison %v", op)
+	return false, Errorf(KindEvaluation, "unknown comparison %v", op)
 }
 
 // Less is the order sorted() and max()/min() use.
@@ -200,5 +200,5 @@ func Contains(container, x Value) (bool, error) {
 		s, ok := x.(Str)
 		return ok && c.Config.Has(string(s)), nil
 	}
-	return false, Errorf(KindType, "argument of type '%s' is not iterable", container.Type())
+	return false, Errorf(KindEvaluation, "argument of type '%s' is not iterable", container.Type())
 }

@@ -7,7 +7,10 @@ import (
 	"strings"
 )
 
-// Error kinds as the official engine prints them.
+// Error kinds as the official engine prints them. Run-time failures of value
+// operations, builtins and modules are all EvaluationError (E3M38) in `kcl run`
+// output, overflows and operand type errors included; TypeError is for the
+// evaluator's static checks.
 const (
 	KindEvaluation    = "EvaluationError"
 	KindType          = "TypeError"

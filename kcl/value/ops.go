@@ -60,16 +60,16 @@ const (
 )
 
 func unsupportedBinOp(op string, a, b Value) *Error {
-	return Errorf(KindType, "unsupported operand type(s) for %s: '%s' and '%s'", op, a.Type(), b.Type())
+	return Errorf(KindEvaluation, "unsupported operand type(s) for %s: '%s' and '%s'", op, a.Type(), b.Type())
 }
 
 // intOverflow reports the exact result the way the runtime does.
 func intOverflow(exact *big.Int, bits int) *Error {
-	return Errorf(KindIntOverflow, "%s: A %d bit integer overflow", exact.String(), bits)
+	return Errorf(KindEvaluation, "%s: A %d bit integer overflow", exact.String(), bits)
 }
 
 func floatOverflow(v float64) *Error {
-	return Errorf(KindFloatOverflow, "%s: A 32-bit floating point number overflow", rustLowerExp(v))
+	return Errorf(KindEvaluation, "%s: A 32-bit floating point number overflow", rustLowerExp(v))
 }
 
 // rustLowerExp formats like Rust's {:e} with the runtime's forced "+" sign:
@@ -181,7 +181,7 @@ func Binary(t *Thread, op BinOp, a, b Value) (Value, error) {
 				elems = append(append(elems, a.Elems...), b.Elems...)
 				return NewList(elems), nil
 			}
-			return nil, Errorf(KindType, "can only concatenate list (not \"%s\") to list", b.Type())
+			return nil, Errorf(KindEvaluation, "can only concatenate list (not \"%s\") to list", b.Type())
 		}
 	case Mul:
 		if n, ok := b.(Int); ok {
@@ -327,7 +327,7 @@ func Unary(op UnaryOp, x Value) (Value, error) {
 		case Int, Float:
 			return x, nil
 		}
-		return nil, Errorf(KindType, "bad operand type for unary +: '%s'", x.Type())
+		return nil, Errorf(KindEvaluation, "bad operand type for unary +: '%s'", x.Type())
 	case USub:
 		switch x := x.(type) {
 		case Int:
@@ -335,7 +335,7 @@ func Unary(op UnaryOp, x Value) (Value, error) {
 		case Float:
 			return Float(0 - x), nil
 		}
-		return nil, Errorf(KindType, "bad operand type for unary -: '%s'", x.Type())
+		return nil, Errorf(KindEvaluation, "bad operand type for unary -: '%s'", x.Type())
 	case Invert:
 		switch x := x.(type) {
 		case Int:
@@ -346,7 +346,7 @@ func Unary(op UnaryOp, x Value) (Value, error) {
 			}
 			return Int(-1), nil
 		}
-		return nil, Errorf(KindType, "bad operand type for unary ~: '%s'", x.Type())
+		return nil, Errorf(KindEvaluation, "bad operand type for unary ~: '%s'", x.Type())
 	}
-	return nil, Errorf(KindType, "unknown unary operator")
+	return nil, Errorf(KindEvaluation, "unknown unary operator")
 }

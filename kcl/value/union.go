@@ -72,7 +72,7 @@ func (st *unionState) union(p, x Value, orMode bool) (Value, error) {
 				return a | b, nil
 			}
 		}
-		return nil, Errorf(KindType, "unsupported operand type(s) for |: '%q' and '%q'", p.Type(), x.Type())
+		return nil, Errorf(KindEvaluation, "unsupported operand type(s) for |: '%q' and '%q'", p.Type(), x.Type())
 	}
 	return x, nil
 }

@@ -1,0 +1,189 @@
+// Package artifactserver serves tar.gz artifacts over HTTP the way source-controller does,
+// so tests exercise the real fetch path (fluxcd/pkg/http/fetch) against Flux source objects.
+//
+// API:
+//
+//	s, err := artifactserver.Start()   // or s := artifactserver.StartT(t), closed on cleanup
+//	a, err := s.PublishFiles(artifactserver.ArtifactPath("GitRepository", "ns", "app", ""),
+//		map[string]string{"main.k": `apiVersion = "v1"`}, "")   // *meta.Artifact: URL, Revision, Digest, Size, LastUpdateTime
+//	a, err = s.PublishDir(path, dir, revision)     // archive a directory with fluxcd/pkg/tar
+//	a, err = s.PublishBytes(path, data, revision)  // serve bytes as they are (crafted archives)
+//	err = s.Replace(path, data)  // change served bytes but not the returned artifact (digest mismatch)
+//	err = s.Remove(path)         // make it 404
+//	n := s.Downloads(path)       // completed GETs of path, to prove caching
+//	data, err := artifactserver.TarGz(files)  // deterministic tar.gz of name → content
+//
+// and, with a controller-runtime client on an apiserver that has the Flux source CRDs:
+//
+//	obj, err := artifactserver.CreateSource(ctx, c, "GitRepository", "ns", "app", a)
+//	err = artifactserver.SetArtifact(ctx, c, obj, a)  // status.artifact + Ready=True
+//
+// An empty revision defaults to "main@sha1:<sha1 of the archive>", the GitRepository format.
+package artifactserver
+
+import (
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Server is a running artifact server rooted in a temp dir.
+type Server struct {
+	root string
+	http *httptest.Server
+
+	mu        sync.Mutex
+	downloads map[string]int
+}
+
+// Start serves a new empty storage dir on a loopback port.
+func Start() (*Server, error) {
+	root, err := os.MkdirTemp("", "artifactserver-")
+	if err != nil {
+		return nil, fmt.Errorf("creating artifact storage dir: %w", err)
+	}
+	s := &Server{root: root, downloads: map[string]int{}}
+	files := http.FileServer(http.Dir(root))
+	s.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		files.ServeHTTP(w, r)
+		if r.Method == http.MethodGet {
+			s.mu.Lock()
+			s.downloads[strings.TrimPrefix(r.URL.Path, "/")]++
+			s.mu.Unlock()
+		}
+	}))
+	return s, nil
+}
+
+// StartT starts a server for a test, failing it on error and closing the server on cleanup.
+func StartT(tb testing.TB) *Server {
+	tb.Helper()
+	s, err := Start()
+	if err != nil {
+		tb.Fatalf("starting artifact server: %v", err)
+	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// URL is the base URL, without a trailing slash.
+func (s *Server) URL() string { return s.http.URL }
+
+// Root is the storage dir served.
+func (s *Server) Root() string { return s.root }
+
+// Close stops serving and removes the storage dir.
+func (s *Server) Close() {
+	s.http.Close()
+	_ = os.RemoveAll(s.root)
+}
+
+// ArtifactPath is where source-controller would store an artifact of the given source:
+// "<kind>/<namespace>/<name>/<file>", file defaulting to "latest.tar.gz".
+func ArtifactPath(kind, namespace, name, file string) string {
+	if file == "" {
+		file = "latest.tar.gz"
+	}
+	return strings.Join([]string{strings.ToLower(kind), namespace, name, file}, "/")
+}
+
+// PublishFiles archives files (slash-separated name → content) and serves them at path.
+func (s *Server) PublishFiles(path string, files map[string]string, revision string) (*meta.Artifact, error) {
+	data, err := TarGz(files)
+	if err != nil {
+		return nil, err
+	}
+	return s.PublishBytes(path, data, revision)
+}
+
+// PublishDir archives dir as source-controller does and serves it at path.
+func (s *Server) PublishDir(path, dir, revision string) (*meta.Artifact, error) {
+	data, err := TarGzDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return s.PublishBytes(path, data, revision)
+}
+
+// PublishBytes serves data at path and describes it as a Flux artifact.
+func (s *Server) PublishBytes(path string, data []byte, revision string) (*meta.Artifact, error) {
+	if err := s.write(path, data); err != nil {
+		return nil, err
+	}
+	if revision == "" {
+		sum := sha1.Sum(data)
+		revision = "main@sha1:" + hex.EncodeToString(sum[:])
+	}
+	digest := sha256.Sum256(data)
+	size := int64(len(data))
+	return &meta.Artifact{
+		Path:           path,
+		URL:            s.URL() + "/" + path,
+		Revision:       revision,
+		Digest:         "sha256:" + hex.EncodeToString(digest[:]),
+		Size:           &size,
+		LastUpdateTime: metav1.NewTime(time.Now().Truncate(time.Second)),
+	}, nil
+}
+
+// Replace changes the bytes served at path without a new artifact, so the digest a source
+// advertises no longer matches.
+func (s *Server) Replace(path string, data []byte) error { return s.write(path, data) }
+
+// Remove stops serving path (a 404 from then on).
+func (s *Server) Remove(path string) error {
+	full, err := s.file(path)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(full); err != nil {
+		return fmt.Errorf("removing artifact %s: %w", path, err)
+	}
+	return nil
+}
+
+// Downloads counts the GET requests served for path.
+func (s *Server) Downloads(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.downloads[path]
+}
+
+func (s *Server) write(path string, data []byte) error {
+	full, err := s.file(path)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return fmt.Errorf("creating artifact dir: %w", err)
+	}
+	// Write then rename, so a concurrent download never sees a partial file.
+	tmp := full + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("writing artifact %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, full); err != nil {
+		return fmt.Errorf("writing artifact %s: %w", path, err)
+	}
+	return nil
+}
+
+func (s *Server) file(path string) (string, error) {
+	if !filepath.IsLocal(filepath.FromSlash(path)) {
+		return "", errors.New("artifact path must be relative and stay inside the storage dir: " + path)
+	}
+	return filepath.Join(s.root, filepath.FromSlash(path)), nil
+}

@@ -57,7 +57,9 @@ type pkgState struct {
 	global *lazyScope
 	types  map[string]*typeAlias
 	state  int // 0 new, 1 running, 2 done
-	module *value.Module
+	// immutableErr is a static error found while preparing the package.
+	immutableErr error
+	module       *value.Module
 }
 
 type typeAlias struct {
@@ -213,12 +215,54 @@ func (in *Interp) prepare(p *pkgState) {
 		}
 	}
 	p.global = newLazyScope(refs)
+	p.immutableErr = checkImmutable(refs)
+}
+
+// checkImmutable finds a second assignment to an exported global anywhere at
+// the top level (branches included), which the official engine rejects
+// before running.
+func checkImmutable(refs []stmtRef) error {
+	seen := map[string]bool{}
+	var walk func(stmts []syntax.Stmt) error
+	walk = func(stmts []syntax.Stmt) error {
+		for _, s := range stmts {
+			switch s := s.(type) {
+			case *syntax.AssignStmt:
+				for _, t := range s.Targets {
+					name := t.Name.Value
+					if len(t.Paths) != 0 || isPrivate(name) {
+						continue
+					}
+					if seen[name] {
+						return errorAt(t.Pos(), KindImmutable, "Can not change the value of '%s', because it was declared immutable", name)
+					}
+					seen[name] = true
+				}
+			case *syntax.IfStmt:
+				if err := walk(s.Body); err != nil {
+					return err
+				}
+				if err := walk(s.Orelse); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	var stmts []syntax.Stmt
+	for _, r := range refs {
+		stmts = append(stmts, r.stmt)
+	}
+	return walk(stmts)
 }
 
 // evalPackage runs every top-level statement of p once.
 func (in *Interp) evalPackage(p *pkgState) error {
 	if p.state == 2 {
 		return nil
+	}
+	if p.immutableErr != nil {
+		return p.immutableErr
 	}
 	p.state = 1
 	ls := p.global
@@ -284,7 +328,7 @@ type lazyScope struct {
 	running map[string]bool
 	// declared records names that have a plain assignment, for immutability.
 	assigned map[string]bool
-	inOrder map[string]bool
+	inOrder  map[string]bool
 	// types are the annotations of globals; later assignments must match.
 	types map[string]declaredType
 }

@@ -54,9 +54,8 @@ func (in *Interp) tryConvert(e *env, v value.Value, ty syntax.Type, convert bool
 			case value.Float:
 				return v, true, nil
 			case value.Int:
-				if convert {
-					return value.Float(float64(x)), true, nil
-				}
+				// int is accepted where float is declared and printed as is.
+				_ = x
 				return v, true, nil
 			case value.Unit:
 				return v, true, nil

@@ -20,7 +20,8 @@ func TestGrammarCorpus(t *testing.T) {
 	if root == "" {
 		t.Skip("set KCL_GRAMMAR_CORPUS to a kcl tests/grammar directory")
 	}
-	var okFiles, badFiles, synCases, synRejected, synSame int
+	var okFiles, badFiles, synCases, synRejected, synSame, synAllSame int
+	allErr := regexp.MustCompile(`(?m)^error\[E1001\]: InvalidSyntax\n\s*--> [^\n]*?([^/\n]+\.k):(\d+):(\d+)\n(?:[^\n]*\n){2}[^\n]*\|[ ^]*(.*)$`)
 	var failures []string
 	firstErr := regexp.MustCompile(`(?m)^error\[E1001\]: InvalidSyntax\n\s*--> [^\n]*?([^/\n]+\.k):(\d+):(\d+)\n(?:[^\n]*\n){2}[^\n]*\|[ ^]*(.*)$`)
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -63,6 +64,20 @@ func TestGrammarCorpus(t *testing.T) {
 		e := perr.(*Error)
 		want := string(m[2]) + ":" + string(m[3]) + " " + strings.TrimSpace(string(m[4]))
 		got := itoa(e.Pos.Line) + ":" + itoa(e.Pos.Col) + " " + e.Msg
+		_, all := ParseFileAll(path, src)
+		var gotAll []string
+		for _, e := range all {
+			gotAll = append(gotAll, itoa(e.Pos.Line)+":"+itoa(e.Pos.Col)+" "+e.Msg)
+		}
+		var wantAll []string
+		for _, m := range allErr.FindAllSubmatch(golden, -1) {
+			wantAll = append(wantAll, string(m[2])+":"+string(m[3])+" "+strings.TrimSpace(string(m[4])))
+		}
+		if strings.Join(gotAll, "\n") == strings.Join(wantAll, "\n") {
+			synAllSame++
+		} else {
+			failures = append(failures, "error list differs: "+path+"\n    want "+strings.Join(wantAll, "\n         ")+"\n    got  "+strings.Join(gotAll, "\n         "))
+		}
 		if want == got {
 			synSame++
 		} else {
@@ -76,8 +91,8 @@ func TestGrammarCorpus(t *testing.T) {
 	for _, f := range failures {
 		t.Log(f)
 	}
-	t.Logf("stdout-case .k files parsed: %d/%d; syntax-error cases rejected: %d/%d, same first error: %d",
-		okFiles, okFiles+badFiles, synRejected, synCases, synSame)
+	t.Logf("stdout-case .k files parsed: %d/%d; syntax-error cases rejected: %d/%d, same first error: %d, same error list: %d",
+		okFiles, okFiles+badFiles, synRejected, synCases, synSame, synAllSame)
 	if badFiles > 0 {
 		t.Errorf("%d files of passing cases failed to parse", badFiles)
 	}

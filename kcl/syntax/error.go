@@ -24,6 +24,9 @@ type Error struct {
 	Pos  Position
 	Kind string // one of the Kind* constants
 	Msg  string
+	// Rest holds the errors that follow this one in the same file when ParseFile
+	// returns it; the official engine prints them all, in this order.
+	Rest ErrorList
 }
 
 // Code is the diagnostic code printed in brackets, e.g. "E1001".

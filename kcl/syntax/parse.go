@@ -7,7 +7,9 @@ import "unicode/utf8"
 func ParseFile(filename string, src []byte) (*Module, error) {
 	m, errs := ParseFileAll(filename, src)
 	if len(errs) > 0 {
-		return m, errs[0]
+		first := *errs[0]
+		first.Rest = errs[1:]
+		return m, &first
 	}
 	return m, nil
 }

@@ -128,3 +128,22 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestParseErrorsMore(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{")\n", `1:1 error nesting on close paren`},
+		{"\ta = )\n", `1:6 error nesting on close paren`},
+		{"é = )\n", `1:5 error nesting on close paren`},
+		{"a = 1\nelse if b:\n", `2:10 expected one of ["else"] got :`},
+	} {
+		_, err := ParseFile("main.k", []byte(tc.src))
+		e, ok := err.(*Error)
+		if !ok {
+			t.Errorf("%q: no syntax error (%v)", tc.src, err)
+			continue
+		}
+		if got := itoa(e.Pos.Line) + ":" + itoa(e.Pos.Col) + " " + e.Msg; got != tc.want {
+			t.Errorf("%q\n got  %s\n want %s", tc.src, got, tc.want)
+		}
+	}
+}

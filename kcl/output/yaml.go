@@ -160,6 +160,10 @@ func (p *yamlPrinter) mapping(d *value.Dict, indent int, inline bool) {
 			}
 			p.pad(indent)
 			p.b = append(p.b, ':')
+			// after an explicit ": " collections continue on the same line,
+			// as after "- "
+			p.node(e.Value, indent, false)
+			continue
 		}
 		p.node(e.Value, indent, true)
 	}
@@ -264,14 +268,7 @@ func (p *yamlPrinter) scalarText(s string, indent int, key bool) {
 	case stylePlain:
 		p.b = append(p.b, s...)
 	case styleSingle:
-		p.b = append(p.b, '\'')
-		for i := 0; i < len(s); i++ {
-			if s[i] == '\'' {
-				p.b = append(p.b, '\'')
-			}
-			p.b = append(p.b, s[i])
-		}
-		p.b = append(p.b, '\'')
+		p.singleQuoted(s, indent)
 	case styleDouble:
 		p.b = appendDoubleQuoted(p.b, s)
 	case styleLiteral:
@@ -556,6 +553,35 @@ func (p *yamlPrinter) literal(s string, indent int) {
 		i += w
 		breaks = false
 	}
+}
+
+// singleQuoted writes s in single quotes. Line separators (U+2028/2029, the only
+// breaks that reach this style) are copied and, as libyaml does, the text after
+// them and the closing quote are indented.
+func (p *yamlPrinter) singleQuoted(s string, indent int) {
+	p.b = append(p.b, '\'')
+	breaks := false
+	for i := 0; i < len(s); {
+		if br, n := isBreakAt(s, i); br {
+			p.b = append(p.b, s[i:i+n]...)
+			i += n
+			breaks = true
+			continue
+		}
+		if breaks {
+			p.pad(indent)
+			breaks = false
+		}
+		if s[i] == '\'' {
+			p.b = append(p.b, '\'')
+		}
+		p.b = append(p.b, s[i])
+		i++
+	}
+	if breaks {
+		p.pad(indent)
+	}
+	p.b = append(p.b, '\'')
 }
 
 // appendDoubleQuoted writes s with libyaml's double-quoted escapes.

@@ -1,0 +1,173 @@
+// Package drift watches the objects KCLRuns applied, through metadata-only
+// informers filtered by the owner label, and reports an owner as soon as one
+// of its objects is edited by someone else or deleted. Metadata is enough:
+// a spec edit bumps metadata.generation, every write leaves a managedFields
+// entry naming its manager, and the label names the owner.
+package drift
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Options configure a Watcher.
+type Options struct {
+	// OwnerGroup prefixes the owner labels: <group>/name and <group>/namespace.
+	OwnerGroup string
+	// FieldManager is the applier's own manager; its writes are not drift.
+	FieldManager string
+	// Resync re-lists the watched resources; 0 disables it.
+	Resync time.Duration
+	Logger logr.Logger
+	// OnDrift receives the owner of an object that drifted, the object and
+	// whether it was deleted. It must not block.
+	OnDrift func(owner types.NamespacedName, resource schema.GroupVersionResource, obj *metav1.PartialObjectMetadata, deleted bool)
+}
+
+// Watcher runs one metadata informer per resource kind that any KCLRun applied.
+type Watcher struct {
+	opts    Options
+	factory metadatainformer.SharedInformerFactory
+
+	mu      sync.Mutex
+	ctx     context.Context
+	watched map[schema.GroupVersionResource]cache.SharedIndexInformer
+}
+
+// New prepares a Watcher; Run starts it.
+func New(cfg *rest.Config, opts Options) (*Watcher, error) {
+	client, err := metadata.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building metadata client: %w", err)
+	}
+	selector := opts.OwnerGroup + "/name"
+	factory := metadatainformer.NewFilteredSharedInformerFactory(client, opts.Resync, metav1.NamespaceAll, func(o *metav1.ListOptions) {
+		o.LabelSelector = selector
+	})
+	return &Watcher{opts: opts, factory: factory, watched: map[schema.GroupVersionResource]cache.SharedIndexInformer{}}, nil
+}
+
+// Run keeps the informers running until ctx ends.
+func (w *Watcher) Run(ctx context.Context) {
+	w.mu.Lock()
+	w.ctx = ctx
+	w.factory.Start(ctx.Done())
+	w.mu.Unlock()
+	<-ctx.Done()
+	w.factory.Shutdown()
+}
+
+// Watch adds informers for resources not watched yet. Before Run it only
+// registers them.
+func (w *Watcher) Watch(resources ...schema.GroupVersionResource) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	added := false
+	for _, gvr := range resources {
+		if _, ok := w.watched[gvr]; ok {
+			continue
+		}
+		inf := w.factory.ForResource(gvr).Informer()
+		_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			UpdateFunc: func(oldObj, newObj any) { w.updated(gvr, oldObj, newObj) },
+			DeleteFunc: func(obj any) { w.deleted(gvr, obj) },
+		})
+		if err != nil {
+			w.opts.Logger.Error(err, "watching applied objects", "resource", gvr.String())
+			continue
+		}
+		w.watched[gvr] = inf
+		added = true
+	}
+	if added && w.ctx != nil {
+		w.factory.Start(w.ctx.Done())
+	}
+}
+
+// Synced reports whether the informers of every given resource have listed.
+func (w *Watcher) Synced(resources ...schema.GroupVersionResource) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, gvr := range resources {
+		inf, ok := w.watched[gvr]
+		if !ok || !inf.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+func (w *Watcher) updated(gvr schema.GroupVersionResource, oldObj, newObj any) {
+	before, ok1 := oldObj.(*metav1.PartialObjectMetadata)
+	after, ok2 := newObj.(*metav1.PartialObjectMetadata)
+	if !ok1 || !ok2 || after.DeletionTimestamp != nil {
+		return
+	}
+	if !Drifted(before, after, w.opts.FieldManager) {
+		return
+	}
+	w.report(gvr, after, false)
+}
+
+func (w *Watcher) deleted(gvr schema.GroupVersionResource, obj any) {
+	if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	if m, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		w.report(gvr, m, true)
+	}
+}
+
+func (w *Watcher) report(gvr schema.GroupVersionResource, obj *metav1.PartialObjectMetadata, deleted bool) {
+	labels := obj.GetLabels()
+	name, ns := labels[w.opts.OwnerGroup+"/name"], labels[w.opts.OwnerGroup+"/namespace"]
+	if name == "" || ns == "" || w.opts.OnDrift == nil {
+		return
+	}
+	w.opts.OnDrift(types.NamespacedName{Namespace: ns, Name: name}, gvr, obj, deleted)
+}
+
+// Drifted reports whether an update is someone else's change to what the
+// applier owns: the generation, labels or annotations moved (or, for kinds
+// without a generation, anything moved), and the newest write to the main
+// resource (not a status subresource) was not the applier's.
+func Drifted(before, after *metav1.PartialObjectMetadata, fieldManager string) bool {
+	changed := before.Generation != after.Generation ||
+		!equality.Semantic.DeepEqual(before.Labels, after.Labels) ||
+		!equality.Semantic.DeepEqual(before.Annotations, after.Annotations) ||
+		(after.Generation == 0 && before.ResourceVersion != after.ResourceVersion)
+	if !changed {
+		return false
+	}
+	return lastWriter(after) != fieldManager
+}
+
+// lastWriter is the manager of the most recent main-resource write.
+func lastWriter(obj *metav1.PartialObjectMetadata) string {
+	var last *metav1.ManagedFieldsEntry
+	for i := range obj.ManagedFields {
+		e := &obj.ManagedFields[i]
+		if e.Subresource != "" || e.Time == nil {
+			continue
+		}
+		if last == nil || !e.Time.Before(last.Time) {
+			last = e
+		}
+	}
+	if last == nil {
+		return ""
+	}
+	return last.Manager
+}

@@ -147,3 +147,21 @@ func TestParseErrorsMore(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCRLF(t *testing.T) {
+	src := "schema A:\r\n    a: int = 1 # c\r\n\r\n    b: str = \"\"\"l1\r\nl2\"\"\"\r\nx = 1 + \\\r\n  2\r\n"
+	m, err := ParseFile("main.k", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := m.Body[0].(*SchemaStmt)
+	if len(s.Body) != 2 || s.Body[1].(*SchemaAttr).Value.(*StringLit).Value != "l1\nl2" {
+		t.Errorf("schema %s", dump(s))
+	}
+	if m.Comments[0].Text != "# c" {
+		t.Errorf("comment %q", m.Comments[0].Text)
+	}
+	if _, ok := m.Body[1].(*AssignStmt).Value.(*BinaryExpr); !ok {
+		t.Errorf("continuation: %s", dump(m.Body[1]))
+	}
+}

@@ -212,6 +212,13 @@ func (s *scanner) next() {
 	start := s.pos
 	c := s.peekAt(start)
 
+	// The official engine reads sources with CRLF line ends normalized to LF;
+	// skip the CR here so offsets stay those of the original bytes.
+	if c == '\r' && s.peekAt(start+1) == '\n' {
+		s.pos++
+		return
+	}
+
 	if s.newLine {
 		switch {
 		case c == '#' || c == '\n':
@@ -231,6 +238,9 @@ func (s *scanner) next() {
 		end := start
 		for end < len(s.src) && s.src[end] != '\n' {
 			end++
+		}
+		if end > start && s.src[end-1] == '\r' {
+			end--
 		}
 		s.pos = end
 		s.emit(COMMENT, start)
@@ -268,6 +278,15 @@ func (s *scanner) next() {
 		switch s.peekAt(start + 1) {
 		case '\n':
 			s.pos += 2
+			s.line++
+			s.lineStart = s.pos
+		case '\r':
+			if s.peekAt(start+2) != '\n' {
+				s.pos++
+				s.errorAt(start, "unexpected character after line continuation character")
+				return
+			}
+			s.pos += 3
 			s.line++
 			s.lineStart = s.pos
 		case -1:
@@ -609,6 +628,9 @@ func boolInt(b bool) int {
 // their backslash, `\` before a newline joins lines, raw strings keep every
 // backslash.
 func decodeString(content string, quote byte, long, raw bool) (string, bool) {
+	if strings.Contains(content, "\r\n") {
+		content = strings.ReplaceAll(content, "\r\n", "\n")
+	}
 	if !strings.ContainsRune(content, '\\') {
 		if !long && strings.ContainsRune(content, '\n') {
 			return "", false

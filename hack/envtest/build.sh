@@ -9,6 +9,9 @@ etcd_version=v3.6.16
 cache="${FKC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flux-kcl-controller}"
 out="$cache/envtest/$k8s_version"
 mkdir -p "$out"
+# Test packages may call this concurrently: one builds, the others wait and reuse it.
+exec 9>"$out/.lock"
+flock 9
 
 build() { # name dir pkg ldflags
   local name=$1 dir=$2 pkg=$3 ldflags=$4

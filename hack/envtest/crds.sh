@@ -11,6 +11,11 @@ image_reflector_api=github.com/fluxcd/image-reflector-controller/api@v1.2.5
 cache="${FKC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flux-kcl-controller}"
 out="$cache/crds/source-controller-v1.9.6_image-reflector-api-v1.2.5"
 if [ -f "$out/.complete" ]; then echo "$out"; exit 0; fi
+mkdir -p "$(dirname "$out")"
+# Concurrent callers (test packages starting together) wait for one to fill the cache.
+exec 9>"$out.lock"
+flock 9
+if [ -f "$out/.complete" ]; then echo "$out"; exit 0; fi
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
@@ -37,7 +42,6 @@ controller_gen="$("$here/../tools.sh")/controller-gen"
   GOWORK=off GOFLAGS=-mod=mod "$controller_gen" crd paths=./v1 output:crd:dir="$tmp/gen")
 cp "$tmp/gen/image.toolkit.fluxcd.io_imagepolicies.yaml" "$tmp/crds/"
 
-mkdir -p "$(dirname "$out")"
 rm -rf "$out"
 mv "$tmp/crds" "$out"
 touch "$out/.complete"

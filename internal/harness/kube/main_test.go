@@ -1,0 +1,31 @@
+package kube_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+)
+
+// env is the one apiserver shared by the tests of this package.
+var env *kube.Env
+
+func TestMain(m *testing.M) {
+	start := time.Now()
+	var err error
+	env, err = kube.Start(context.Background())
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	// Reported, not asserted: start time depends on the machine.
+	fmt.Fprintf(os.Stderr, "envtest started in %s\n", time.Since(start).Round(time.Millisecond))
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
+	os.Exit(code)
+}

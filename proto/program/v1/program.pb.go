@@ -151,7 +151,8 @@ func (x *Program) GetPath() string {
 // how $imagepolicy markers change the program without a Git commit.
 type Substitution struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// File relative to the program directory (Program.path), slash-separated.
+	// File relative to the artifact root, slash-separated (a program may import
+	// packages outside Program.path, so markers are located from the root).
 	File string `protobuf:"bytes,1,opt,name=file,proto3" json:"file,omitempty"`
 	// Byte span [start, end) of the literal in the file as stored in the artifact,
 	// quotes included.

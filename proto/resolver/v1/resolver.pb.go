@@ -404,7 +404,7 @@ type Marker struct {
 	PolicyNamespace string                 `protobuf:"bytes,1,opt,name=policy_namespace,json=policyNamespace,proto3" json:"policy_namespace,omitempty"`
 	PolicyName      string                 `protobuf:"bytes,2,opt,name=policy_name,json=policyName,proto3" json:"policy_name,omitempty"`
 	Field           Marker_Field           `protobuf:"varint,3,opt,name=field,proto3,enum=fluxkcl.resolver.v1.Marker_Field" json:"field,omitempty"`
-	// Location of the literal relative to the program directory; 1-based.
+	// Location of the literal: file relative to the artifact root; 1-based line/col.
 	File string `protobuf:"bytes,4,opt,name=file,proto3" json:"file,omitempty"`
 	Line int32  `protobuf:"varint,5,opt,name=line,proto3" json:"line,omitempty"`
 	Col  int32  `protobuf:"varint,6,opt,name=col,proto3" json:"col,omitempty"`

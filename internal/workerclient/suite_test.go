@@ -1,0 +1,105 @@
+package workerclient_test
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+	"testing"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/prometheus/client_golang/prometheus"
+	"google.golang.org/grpc"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
+	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
+)
+
+// replica is one compiler worker on a loopback port, counting the calls it took.
+type replica struct {
+	addr   string
+	server *grpc.Server
+	calls  atomic.Int64
+	// hold, when set, runs inside each call before the compiler does.
+	hold func(ctx context.Context)
+}
+
+func startReplica(tb testing.TB) *replica {
+	tb.Helper()
+	cfg := compiler.DefaultConfig()
+	cfg.ArtifactCacheDir = tb.TempDir()
+	cfg.ResultCacheBytes = 0 // every call runs the engine
+	svc, err := compiler.New(cfg, compiler.Deps{Registerer: prometheus.NewRegistry()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := &replica{}
+	opts := append(svc.ServerOptions(), grpc.UnaryInterceptor(
+		func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+			if info.FullMethod == "/fluxkcl.compiler.v1.Compiler/Compile" {
+				r.calls.Add(1)
+				if r.hold != nil {
+					r.hold(ctx)
+				}
+			}
+			return handler(ctx, req)
+		}))
+	r.server = grpc.NewServer(opts...)
+	svc.Register(r.server)
+	healthpb.RegisterHealthServer(r.server, svc.Health())
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r.addr = lis.Addr().String()
+	go func() { _ = r.server.Serve(lis) }()
+	tb.Cleanup(r.server.Stop)
+	return r
+}
+
+func dialReplicas(tb testing.TB, replicas ...*replica) *workerclient.Client {
+	tb.Helper()
+	addrs := ""
+	for i, r := range replicas {
+		if i > 0 {
+			addrs += ","
+		}
+		addrs += r.addr
+	}
+	cfg := workerclient.DefaultConfig()
+	cfg.CompilerAddr, cfg.ResolverAddr = addrs, addrs
+	c, err := workerclient.Dial(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func publish(tb testing.TB, files map[string]string) workerclient.Artifact {
+	tb.Helper()
+	s := artifactserver.StartT(tb)
+	a, err := s.PublishFiles(artifactserver.ArtifactPath("GitRepository", "default", "app", ""), files, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ref(a)
+}
+
+func ref(a *meta.Artifact) workerclient.Artifact {
+	return workerclient.Artifact{URL: a.URL, Revision: a.Revision, Digest: a.Digest}
+}
+
+func newResolver(tb testing.TB) *resolver.Service {
+	tb.Helper()
+	r, err := resolver.New(resolver.DefaultConfig(), resolver.Deps{Registerer: prometheus.NewRegistry()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+const program = `[{apiVersion = "v1", kind = "ConfigMap", metadata = {name = "app", namespace = "default"}, data.a = "b"}]
+`

@@ -1,0 +1,230 @@
+package compiler
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl"
+	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
+)
+
+// Error kinds of the stages other than STAGE_COMPILE (which carries the engine's kind).
+const (
+	KindFetchFailed          = "ArtifactFetchFailed"
+	KindDigestMismatch       = "ArtifactDigestMismatch"
+	KindArtifactNotFound     = "ArtifactNotFound"
+	KindArtifactTooLarge     = "ArtifactTooLarge"
+	KindArtifactUnsafe       = "ArtifactUnsafe"
+	KindPathNotFound         = "PathNotFound"
+	KindSubstitutionMismatch = "SubstitutionMismatch"
+	KindInvalidOutput        = "InvalidOutput"
+	KindOutputTooLarge       = "OutputTooLarge"
+	KindTimeout              = "Timeout"
+	KindEngineFailure        = "EngineFailure"
+)
+
+// Compile implements compilerv1.CompilerServer.
+func (s *Service) Compile(ctx context.Context, req *compilerv1.CompileRequest) (*compilerv1.CompileResponse, error) {
+	artifact := req.GetProgram().GetArtifact()
+	if artifact.GetUrl() == "" || artifact.GetDigest() == "" {
+		return nil, status.Error(codes.InvalidArgument, "program.artifact.url and program.artifact.digest are required")
+	}
+	programPath, err := cleanRelative(strings.TrimPrefix(req.GetProgram().GetPath(), "./"))
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "program.path %q: %v", req.GetProgram().GetPath(), err)
+	}
+	for _, a := range req.GetArguments() {
+		if a.GetName() == "" {
+			return nil, status.Error(codes.InvalidArgument, "arguments: a name is empty")
+		}
+	}
+	log := s.log.WithValues("kclrun", req.GetKclrun(), "revision", artifact.GetRevision(), "path", programPath)
+
+	key := cacheKey(req, programPath)
+	if cached, ok := s.cache.get(key); ok {
+		s.metrics.cache.WithLabelValues("hit").Inc()
+		s.countError(cached)
+		log.V(1).Info("compiled from cache", "objects", len(cached.GetObjects()))
+		return &compilerv1.CompileResponse{
+			Objects:       cached.GetObjects(),
+			Error:         cached.GetError(),
+			CacheHit:      true,
+			EngineVersion: cached.GetEngineVersion(),
+			OutputDigest:  cached.GetOutputDigest(),
+		}, nil
+	}
+	s.metrics.cache.WithLabelValues("miss").Inc()
+
+	start := time.Now()
+	resp, cacheable, err := s.compile(ctx, req, programPath)
+	if err != nil {
+		return nil, err
+	}
+	s.metrics.duration.Observe(time.Since(start).Seconds())
+	resp.EngineVersion = kcl.Version
+	s.countError(resp)
+	if cacheable {
+		s.cache.put(key, resp)
+	}
+	if e := resp.GetError(); e != nil {
+		log.Info("compilation failed", "stage", e.GetStage().String(), "kind", e.GetKind(),
+			"location", location(e), "error", e.GetMessage(), "duration", time.Since(start))
+	} else {
+		log.V(1).Info("compiled", "objects", len(resp.GetObjects()), "duration", time.Since(start))
+	}
+	return resp, nil
+}
+
+func (s *Service) countError(resp *compilerv1.CompileResponse) {
+	if e := resp.GetError(); e != nil {
+		s.metrics.errors.WithLabelValues(e.GetKind()).Inc()
+	}
+}
+
+// compile runs one uncached compilation. It reports whether the result is
+// deterministic (worth caching); a non-nil error is an RPC failure.
+func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, programPath string) (*compilerv1.CompileResponse, bool, error) {
+	redact := newRedactor(sensitiveValues(req))
+
+	root, release, err := s.fetcher.Open(ctx, req.GetProgram().GetArtifact())
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, false, status.FromContextError(ctxErr).Err()
+		}
+		return failure(compilerv1.Error_STAGE_ARTIFACT, artifactErrorKind(err), err.Error()), false, nil
+	}
+	defer release() // the artifact stays on disk until the engine is done with it
+	programDir := filepath.Join(root, filepath.FromSlash(programPath))
+	if info, err := os.Stat(programDir); err != nil || !info.IsDir() {
+		return failure(compilerv1.Error_STAGE_ARTIFACT, KindPathNotFound,
+			fmt.Sprintf("path %q is not a directory in the artifact of revision %s", programPath, req.GetProgram().GetArtifact().GetRevision())), true, nil
+	}
+	overrides, err := applySubstitutions(root, programPath, req.GetSubstitutions())
+	if err != nil {
+		return failure(compilerv1.Error_STAGE_SUBSTITUTION, KindSubstitutionMismatch, err.Error()), true, nil
+	}
+
+	timeout, maxOutput := s.limits(req.GetLimits())
+	select {
+	case s.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, false, status.FromContextError(ctx.Err()).Err()
+	}
+	defer func() { <-s.slots }()
+
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cfg := req.GetConfig()
+	result, err := runEngine(runCtx, kcl.Options{
+		WorkDir:       programDir,
+		Arguments:     arguments(req),
+		Settings:      cfg.GetSettings(),
+		Overrides:     cfg.GetOverrides(),
+		PathSelectors: cfg.GetPathSelectors(),
+		FileOverrides: overrides,
+		SortKeys:      cfg.GetSortKeys(),
+		ShowHidden:    cfg.GetShowHidden(),
+		DisableNone:   cfg.GetDisableNone(),
+		Limits:        kcl.Limits{Timeout: timeout, MaxOutputBytes: maxOutput},
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, false, status.FromContextError(ctx.Err()).Err()
+		}
+		if runCtx.Err() != nil {
+			return failure(compilerv1.Error_STAGE_TIMEOUT, KindTimeout,
+				fmt.Sprintf("compilation did not finish within %s", timeout)), false, nil
+		}
+		var programErr *kcl.Error
+		if errors.As(err, &programErr) {
+			return &compilerv1.CompileResponse{Error: &compilerv1.Error{
+				Stage:   compilerv1.Error_STAGE_COMPILE,
+				Kind:    programErr.Kind,
+				Message: redact.redact(programErr.Message),
+				File:    programErr.File,
+				Line:    int32(programErr.Line),
+				Col:     int32(programErr.Col),
+			}}, true, nil
+		}
+		return failure(compilerv1.Error_STAGE_COMPILE, KindEngineFailure, redact.redact(err.Error())), false, nil
+	}
+	if int64(len(result.YAML)) > maxOutput {
+		return failure(compilerv1.Error_STAGE_OUTPUT, KindOutputTooLarge,
+			fmt.Sprintf("the output is %d bytes, more than the limit of %d", len(result.YAML), maxOutput)), false, nil
+	}
+	objects, err := splitObjects(result.YAML)
+	if err != nil {
+		return failure(compilerv1.Error_STAGE_OUTPUT, KindInvalidOutput, redact.redact(err.Error())), true, nil
+	}
+	resp := &compilerv1.CompileResponse{Objects: make([]*compilerv1.Object, len(objects))}
+	digest := sha256.New()
+	for i, o := range objects {
+		resp.Objects[i] = &compilerv1.Object{Json: o}
+		writeInt(digest, int64(len(o)))
+		digest.Write(o)
+	}
+	resp.OutputDigest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
+	return resp, true, nil
+}
+
+// runEngine keeps a panic in the engine from taking the worker down.
+func runEngine(ctx context.Context, opts kcl.Options) (result *kcl.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the KCL engine crashed: %v", r)
+		}
+	}()
+	return kcl.Run(ctx, opts)
+}
+
+// limits are the request's limits capped by the worker's.
+func (s *Service) limits(l *compilerv1.Limits) (time.Duration, int64) {
+	timeout, maxOutput := s.cfg.CompileTimeout, s.cfg.MaxOutputBytes
+	if d := l.GetTimeout().AsDuration(); d > 0 && d < timeout {
+		timeout = d
+	}
+	if n := l.GetMaxOutputBytes(); n > 0 && n < maxOutput {
+		maxOutput = n
+	}
+	return timeout, maxOutput
+}
+
+// arguments are config.arguments then the referenced ones, as kcl -D values.
+func arguments(req *compilerv1.CompileRequest) []string {
+	args := append([]string(nil), req.GetConfig().GetArguments()...)
+	for _, a := range req.GetArguments() {
+		args = append(args, a.GetName()+"="+a.GetValue())
+	}
+	return args
+}
+
+func sensitiveValues(req *compilerv1.CompileRequest) []string {
+	var values []string
+	for _, a := range req.GetArguments() {
+		if a.GetSensitive() {
+			values = append(values, a.GetValue())
+		}
+	}
+	return values
+}
+
+func failure(stage compilerv1.Error_Stage, kind, message string) *compilerv1.CompileResponse {
+	return &compilerv1.CompileResponse{Error: &compilerv1.Error{Stage: stage, Kind: kind, Message: message}}
+}
+
+func location(e *compilerv1.Error) string {
+	if e.GetFile() == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d:%d", e.GetFile(), e.GetLine(), e.GetCol())
+}

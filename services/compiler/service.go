@@ -1,0 +1,193 @@
+package compiler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
+	programv1 "github.com/kcl-lang/flux-kcl-controller/proto/program/v1"
+)
+
+// ServiceName is the gRPC service name, also used for health checks.
+const ServiceName = "fluxkcl.compiler.v1.Compiler"
+
+// ArtifactFetcher downloads an artifact, verifies its digest, unpacks it and
+// returns the folder holding it, kept until release is called. The folder is
+// shared and must not be modified.
+type ArtifactFetcher interface {
+	Open(ctx context.Context, ref *programv1.ArtifactRef) (dir string, release func(), err error)
+}
+
+// Deps are the compiler's injected dependencies.
+type Deps struct {
+	// Fetcher gets artifacts; nil builds one from the artifact flags of Config.
+	Fetcher ArtifactFetcher
+	// Registerer receives the metrics; nil uses a private registry, served on
+	// Config.MetricsAddr.
+	Registerer prometheus.Registerer
+	// Logger receives one line per compilation at V(1), errors at V(0).
+	Logger logr.Logger
+}
+
+// Service is the compiler gRPC service.
+type Service struct {
+	compilerv1.UnimplementedCompilerServer
+
+	cfg      Config
+	fetcher  ArtifactFetcher
+	log      logr.Logger
+	metrics  *metrics
+	gatherer prometheus.Gatherer
+	cache    *resultCache
+	slots    chan struct{}
+	health   *health.Server
+}
+
+// New validates the configuration and builds the service.
+func New(cfg Config, deps Deps) (*Service, error) {
+	if cfg.Concurrent < 1 {
+		return nil, fmt.Errorf("--concurrent must be at least 1, got %d", cfg.Concurrent)
+	}
+	if cfg.CompileTimeout <= 0 {
+		return nil, fmt.Errorf("--compile-timeout must be positive, got %s", cfg.CompileTimeout)
+	}
+	if cfg.MaxOutputBytes <= 0 {
+		return nil, fmt.Errorf("--max-output-bytes must be positive, got %d", cfg.MaxOutputBytes)
+	}
+	fetcher := deps.Fetcher
+	if fetcher == nil {
+		var err error
+		if fetcher, err = newArtifactFetcher(cfg); err != nil {
+			return nil, fmt.Errorf("artifact fetcher: %w", err)
+		}
+	}
+	registerer, gatherer := deps.Registerer, prometheus.Gatherer(nil)
+	if registerer == nil {
+		registry := prometheus.NewRegistry()
+		registerer, gatherer = registry, registry
+	} else if g, ok := registerer.(prometheus.Gatherer); ok {
+		gatherer = g
+	}
+	m, err := newMetrics(registerer)
+	if err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+	s := &Service{
+		cfg:      cfg,
+		fetcher:  fetcher,
+		log:      deps.Logger,
+		metrics:  m,
+		gatherer: gatherer,
+		cache:    newResultCache(cfg.ResultCacheBytes),
+		slots:    make(chan struct{}, cfg.Concurrent),
+		health:   health.NewServer(),
+	}
+	s.health.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_SERVING)
+	return s, nil
+}
+
+// Register adds the Compiler service to a gRPC server (the service's own in Run,
+// or an in-process one in all-in-one mode).
+func (s *Service) Register(r grpc.ServiceRegistrar) {
+	compilerv1.RegisterCompilerServer(r, s)
+}
+
+// Health is the service's gRPC health server, for servers built by the caller.
+func (s *Service) Health() *health.Server { return s.health }
+
+// ServerOptions are the options a gRPC server hosting the service needs: replies
+// can be as big as the output limit allows.
+func (s *Service) ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{grpc.MaxSendMsgSize(int(maxMessageBytes(s.cfg.MaxOutputBytes)))}
+}
+
+// maxMessageBytes leaves room for JSON being a little bigger than YAML.
+func maxMessageBytes(maxOutput int64) int64 {
+	return 2*maxOutput + 1<<20
+}
+
+// Run serves gRPC on Config.GRPCAddr (if set) plus the metrics and health
+// endpoints, until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	var lis net.Listener
+	if s.cfg.GRPCAddr != "" {
+		var err error
+		if lis, err = net.Listen("tcp", s.cfg.GRPCAddr); err != nil {
+			return fmt.Errorf("listening on %s: %w", s.cfg.GRPCAddr, err)
+		}
+	}
+	return s.Serve(ctx, lis)
+}
+
+// Serve is Run on a listener the caller opened (nil serves no gRPC).
+func (s *Service) Serve(ctx context.Context, lis net.Listener) error {
+	g, ctx := errgroup.WithContext(ctx)
+	if lis != nil {
+		srv := grpc.NewServer(s.ServerOptions()...)
+		s.Register(srv)
+		healthpb.RegisterHealthServer(srv, s.health)
+		g.Go(func() error {
+			if err := srv.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+				return fmt.Errorf("serving gRPC: %w", err)
+			}
+			return nil
+		})
+		g.Go(func() error {
+			<-ctx.Done()
+			s.health.Shutdown()
+			stopGracefully(srv, 10*time.Second)
+			return nil
+		})
+	}
+	if s.cfg.MetricsAddr != "" && s.gatherer != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+		g.Go(func() error { return serveHTTP(ctx, s.cfg.MetricsAddr, mux) })
+	}
+	if s.cfg.HealthAddr != "" {
+		mux := http.NewServeMux()
+		ok := func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }
+		mux.HandleFunc("/healthz", ok)
+		mux.HandleFunc("/readyz", ok)
+		g.Go(func() error { return serveHTTP(ctx, s.cfg.HealthAddr, mux) })
+	}
+	g.Go(func() error { <-ctx.Done(); return nil })
+	return g.Wait()
+}
+
+// stopGracefully lets in-flight compilations finish, within a bound.
+func stopGracefully(srv *grpc.Server, within time.Duration) {
+	done := make(chan struct{})
+	go func() { srv.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(within):
+		srv.Stop()
+	}
+}
+
+func serveHTTP(ctx context.Context, addr string, handler http.Handler) error {
+	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+	}()
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving %s: %w", addr, err)
+	}
+	return nil
+}

@@ -1,0 +1,31 @@
+// Command resolver runs the resolver worker on its own.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/fluxcd/pkg/runtime/logger"
+	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
+)
+
+func main() {
+	cfg := resolver.DefaultConfig()
+	cfg.BindFlags(pflag.CommandLine)
+	var logOpts logger.Options
+	logOpts.BindFlags(pflag.CommandLine)
+	pflag.Parse()
+	log := logger.NewLogger(logOpts)
+
+	svc, err := resolver.New(cfg, resolver.Deps{Logger: log})
+	if err == nil {
+		err = svc.Run(ctrl.SetupSignalHandler())
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "resolver:", err)
+		os.Exit(1)
+	}
+}

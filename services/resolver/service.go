@@ -1,0 +1,147 @@
+package resolver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	resolverv1 "github.com/kcl-lang/flux-kcl-controller/proto/resolver/v1"
+)
+
+// ServiceName is the gRPC service name, also used for health checks.
+const ServiceName = "fluxkcl.resolver.v1.Resolver"
+
+// Deps are the resolver's injected dependencies.
+type Deps struct {
+	// Registerer receives the metrics; nil uses a private registry, served on
+	// Config.MetricsAddr.
+	Registerer prometheus.Registerer
+	Logger     logr.Logger
+}
+
+// Service is the resolver gRPC service.
+type Service struct {
+	resolverv1.UnimplementedResolverServer
+
+	cfg      Config
+	log      logr.Logger
+	gatherer prometheus.Gatherer
+	requests *prometheus.CounterVec
+	health   *health.Server
+}
+
+// New validates the configuration and builds the service.
+func New(cfg Config, deps Deps) (*Service, error) {
+	if cfg.Concurrent < 1 {
+		return nil, fmt.Errorf("--concurrent must be at least 1, got %d", cfg.Concurrent)
+	}
+	registerer, gatherer := deps.Registerer, prometheus.Gatherer(nil)
+	if registerer == nil {
+		registry := prometheus.NewRegistry()
+		registerer, gatherer = registry, registry
+	} else if g, ok := registerer.(prometheus.Gatherer); ok {
+		gatherer = g
+	}
+	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "flux_kcl_resolve_total",
+		Help: "Resolve requests by outcome (resolved, held, missing, error).",
+	}, []string{"result"})
+	if err := registerer.Register(requests); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
+	s := &Service{cfg: cfg, log: deps.Logger, gatherer: gatherer, requests: requests, health: health.NewServer()}
+	s.health.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_SERVING)
+	return s, nil
+}
+
+// Register adds the Resolver service to a gRPC server.
+func (s *Service) Register(r grpc.ServiceRegistrar) {
+	resolverv1.RegisterResolverServer(r, s)
+}
+
+// Health is the service's gRPC health server, for servers built by the caller.
+func (s *Service) Health() *health.Server { return s.health }
+
+// Run serves gRPC on Config.GRPCAddr (if set) plus the metrics and health
+// endpoints, until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	var lis net.Listener
+	if s.cfg.GRPCAddr != "" {
+		var err error
+		if lis, err = net.Listen("tcp", s.cfg.GRPCAddr); err != nil {
+			return fmt.Errorf("listening on %s: %w", s.cfg.GRPCAddr, err)
+		}
+	}
+	return s.Serve(ctx, lis)
+}
+
+// Serve is Run on a listener the caller opened (nil serves no gRPC).
+func (s *Service) Serve(ctx context.Context, lis net.Listener) error {
+	g, ctx := errgroup.WithContext(ctx)
+	if lis != nil {
+		srv := grpc.NewServer()
+		s.Register(srv)
+		healthpb.RegisterHealthServer(srv, s.health)
+		g.Go(func() error {
+			if err := srv.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+				return fmt.Errorf("serving gRPC: %w", err)
+			}
+			return nil
+		})
+		g.Go(func() error {
+			<-ctx.Done()
+			s.health.Shutdown()
+			stopGracefully(srv, 10*time.Second)
+			return nil
+		})
+	}
+	if s.cfg.MetricsAddr != "" && s.gatherer != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
+		g.Go(func() error { return serveHTTP(ctx, s.cfg.MetricsAddr, mux) })
+	}
+	if s.cfg.HealthAddr != "" {
+		mux := http.NewServeMux()
+		ok := func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }
+		mux.HandleFunc("/healthz", ok)
+		mux.HandleFunc("/readyz", ok)
+		g.Go(func() error { return serveHTTP(ctx, s.cfg.HealthAddr, mux) })
+	}
+	g.Go(func() error { <-ctx.Done(); return nil })
+	return g.Wait()
+}
+
+func stopGracefully(srv *grpc.Server, within time.Duration) {
+	done := make(chan struct{})
+	go func() { srv.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(within):
+		srv.Stop()
+	}
+}
+
+func serveHTTP(ctx context.Context, addr string, handler http.Handler) error {
+	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+	}()
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving %s: %w", addr, err)
+	}
+	return nil
+}

@@ -165,3 +165,10 @@ func TestParseCRLF(t *testing.T) {
 		t.Errorf("continuation: %s", dump(m.Body[1]))
 	}
 }
+
+func TestParseBOM(t *testing.T) {
+	m, err := ParseFile("main.k", []byte("\ufeffa = 1\n"))
+	if err != nil || len(m.Body) != 1 {
+		t.Fatalf("%v %s", err, dump(m.Body))
+	}
+}

@@ -212,6 +212,11 @@ func (s *scanner) next() {
 	start := s.pos
 	c := s.peekAt(start)
 
+	if start == 0 && c == 0xFEFF { // a byte order mark is ignored, as by the official engine
+		s.pos = len("\ufeff")
+		return
+	}
+
 	// The official engine reads sources with CRLF line ends normalized to LF;
 	// skip the CR here so offsets stay those of the original bytes.
 	if c == '\r' && s.peekAt(start+1) == '\n' {

@@ -25,7 +25,16 @@ const (
 	defaultMaxValues      = 50_000_000
 )
 
-func run(ctx context.Context, opts Options) (*Result, error) {
+// InternalErrorKind marks an engine bug turned into an error instead of a crash.
+const InternalErrorKind = "InternalError"
+
+func run(ctx context.Context, opts Options) (res *Result, err error) {
+	// A bug in the engine must not take the host process down.
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, &Error{Kind: InternalErrorKind, Message: fmt.Sprintf("kcl engine panic: %v", r)}
+		}
+	}()
 	lim := opts.Limits
 	if lim.Timeout <= 0 {
 		lim.Timeout = defaultTimeout

@@ -41,6 +41,7 @@ controller_gen="$("$here/../tools.sh")/controller-gen"
 (cd "$tmp/image-api" && GOWORK=off GOFLAGS=-mod=mod go mod download &&
   GOWORK=off GOFLAGS=-mod=mod "$controller_gen" crd paths=./v1 output:crd:dir="$tmp/gen")
 cp "$tmp/gen/image.toolkit.fluxcd.io_imagepolicies.yaml" "$tmp/crds/"
+chmod u+w "$tmp"/crds/*.yaml # copies from the read-only module cache
 
 rm -rf "$out"
 mv "$tmp/crds" "$out"

@@ -82,9 +82,10 @@ func decodeJSONValue(dec *json.Decoder) (value.Value, error) {
 	return nil, fmt.Errorf("unexpected token %v", tok)
 }
 
+// jsonNumber reads a number as the engine's serde_json does.
 func jsonNumber(s string) value.Value {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return value.Int(n)
+	if v, err := value.ParseJSONNumber(s); err == nil {
+		return v
 	}
 	f, _ := strconv.ParseFloat(s, 64)
 	return value.Float(f)

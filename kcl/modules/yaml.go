@@ -142,7 +142,8 @@ func resolvePlainScalar(s string) value.Value {
 			if math.IsInf(f, 0) || math.IsNaN(f) {
 				return value.None // JSON has no such numbers
 			}
-			return value.Float(f)
+			// serde_yaml hands the number to the engine through JSON text
+			return value.Float(value.EngineFloat(f))
 		}
 	}
 	return value.Str(s)

@@ -245,7 +245,8 @@ func (p *yamlPrinter) scalar(v value.Value, indent int, key bool) {
 	case value.Int:
 		p.b = strconv.AppendInt(p.b, int64(x), 10)
 	case value.Float:
-		p.b = append(p.b, value.JSONFloat(float64(x))...)
+		// the engine re-reads its JSON text before printing YAML
+		p.b = append(p.b, value.JSONFloat(value.EngineFloat(float64(x)))...)
 	case value.Str:
 		p.scalarText(string(x), indent, key)
 	default:

@@ -166,18 +166,9 @@ func RyuFloat(f float64) string {
 		}
 		return "0.0"
 	}
-	// shortest digits and decimal exponent: f = 0.d1d2... * 10^point
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	neg := false
-	if s[0] == '-' {
-		neg = true
-		s = s[1:]
-	}
-	mant, expText, _ := strings.Cut(s, "e")
-	exp, _ := strconv.Atoi(expText)
-	digits := strings.Replace(mant, ".", "", 1)
+	neg := f < 0
+	digits, kk := ryuDecimal(math.Abs(f))
 	length := len(digits)
-	kk := exp + 1 // position of the decimal point relative to the digits
 	k := kk - length
 	var b strings.Builder
 	if neg {

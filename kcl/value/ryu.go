@@ -30,7 +30,7 @@ var (
 	ryuPow5Split [ryuPow5Size][2]uint64
 )
 
-func ryuPow5bits(e int32) int32 { return int32((uint32(e)*1217359)>>19) + 1 }
+func ryuPow5bits(e int32) int32   { return int32((uint32(e)*1217359)>>19) + 1 }
 func ryuLog10Pow2(e int32) uint32 { return (uint32(e) * 78913) >> 18 }
 func ryuLog10Pow5(e int32) uint32 { return (uint32(e) * 732923) >> 20 }
 

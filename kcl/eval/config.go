@@ -49,7 +49,7 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 			return errorAt(lineOnly(it.Pos()), value.KindType, "only dict and schema can be used ** unpack, got '%s'", v.Type())
 		}
 		for _, ent := range src.Entries() {
-			if err := in.mergeEntry(d, ent.Key, ent.Value, value.OpUnion, value.NoIndex, it.Pos()); err != nil {
+			if err := in.mergeEntry(d, ent.Key, ent.Value, ent.Op, ent.Index, it.Pos()); err != nil {
 				return err
 			}
 		}
@@ -67,8 +67,8 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 		for _, n := range k.Names {
 			path = append(path, n.Value)
 		}
-		// A key naming a local variable (loop or lambda variable) uses its value.
-		if v, ok := e.locals.getVar(path[0]); ok {
+		// A key naming a loop variable uses its value.
+		if v, ok := e.locals.loopVar(path[0]); ok {
 			path[0] = keyString(v)
 		}
 	case *syntax.StringLit:
@@ -252,7 +252,7 @@ func (in *Interp) comprehend(e *env, gens []*syntax.CompClause, body func(*env) 
 	return in.forEach(it, len(g.Targets), g.Pos(), func(a, b value.Value) error {
 		vars := map[string]value.Value{}
 		bindLoopVars(vars, g.Targets, a, b)
-		ce := e.withLocals(vars)
+		ce := e.withLoopVars(vars)
 		for _, cond := range g.Ifs {
 			c, err := in.eval(ce, cond)
 			if err != nil {
@@ -344,7 +344,7 @@ func (in *Interp) evalQuant(e *env, x *syntax.QuantExpr) (value.Value, error) {
 	err = in.forEach(target, len(x.Variables), x.Pos(), func(a, b value.Value) error {
 		vars := map[string]value.Value{}
 		bindLoopVars(vars, x.Variables, a, b)
-		ce := e.withLocals(vars)
+		ce := e.withLoopVars(vars)
 		if x.IfCond != nil {
 			c, err := in.eval(ce, x.IfCond)
 			if err != nil {

@@ -487,6 +487,31 @@ func (in *Interp) frameSet(f *schemaFrame, e *env, name string, v value.Value, p
 			return err
 		}
 	}
+	// Keep the config's operation on the key: a later union of this instance
+	// (e.g. `env += [...]`) honours it, as the runtime's dict ops do.
+	if ent, ok := f.config.Entry(name); ok {
+		f.inst.SetEntry(value.Entry{Key: name, Value: v, Op: ent.Op, Index: ent.Index})
+		return nil
+	}
+	f.inst.Set(name, v)
+	return nil
+}
+
+// reapplyConfig lets the config win over a schema body's nested assignment
+// such as `metadata.env = "dev"`.
+func (in *Interp) reapplyConfig(f *schemaFrame, name string, pos syntax.Position) error {
+	ent, ok := f.config.Entry(name)
+	if !ok {
+		return nil
+	}
+	cur, _ := f.inst.Get(name)
+	if !isContainerValue(cur) || !isContainerValue(ent.Value) {
+		return nil
+	}
+	v, err := in.applyEntry(cur, value.Entry{Key: name, Value: ent.Value, Op: value.OpUnion, Index: value.NoIndex}, pos)
+	if err != nil {
+		return err
+	}
 	f.inst.Set(name, v)
 	return nil
 }

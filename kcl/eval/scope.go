@@ -26,6 +26,8 @@ type locals struct {
 	// config is a config literal under construction: its keys are in scope
 	// inside it (`{name = "a", label = name}`).
 	config *value.Dict
+	// loop marks comprehension and quantifier variables.
+	loop   bool
 	parent *locals
 }
 
@@ -35,11 +37,17 @@ func (e *env) withLocals(vars map[string]value.Value) *env {
 	return &c
 }
 
-// getVar finds a variable, ignoring config-literal scopes.
-func (l *locals) getVar(name string) (value.Value, bool) {
+func (e *env) withLoopVars(vars map[string]value.Value) *env {
+	c := *e
+	c.locals = &locals{vars: vars, loop: true, parent: e.locals}
+	return &c
+}
+
+// loopVar finds a comprehension or quantifier variable.
+func (l *locals) loopVar(name string) (value.Value, bool) {
 	for s := l; s != nil; s = s.parent {
 		if v, ok := s.vars[name]; ok {
-			return v, true
+			return v, s.loop
 		}
 	}
 	return nil, false

@@ -142,7 +142,7 @@ func (in *Interp) currentValue(e *env, name string) (value.Value, bool) {
 
 // assign stores v into a target. plain marks `=` assignments, which may not
 // rebind an exported global.
-func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type, plain bool) error {
+func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type, plain bool) (err error) {
 	name := t.Name.Value
 	atTop := e.lambda == nil && e.schema == nil && e.pkg != nil
 	if atTop && len(t.Paths) == 0 {
@@ -168,6 +168,13 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 	base, err := in.lookup(e, name, t.Pos())
 	if err != nil {
 		return err
+	}
+	if e.schema != nil && e.lambda == nil {
+		defer func() {
+			if err == nil {
+				err = in.reapplyConfig(e.schema, name, t.Pos())
+			}
+		}()
 	}
 	// Walk to the container holding the last step, creating dicts on the way.
 	cur := base

@@ -6,6 +6,7 @@ import (
 
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -55,4 +56,16 @@ func TestServiceIPsComeFromTheConfiguredRange(t *testing.T) {
 	}
 	g.Expect(env.Client.Create(ctx, svc)).To(Succeed())
 	g.Expect(svc.Spec.ClusterIP).To(HavePrefix("10.0."))
+}
+
+func TestAddedUsersAreSubjectToRBAC(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	cfg, err := env.AddUser("harness-nobody")
+	g.Expect(err).NotTo(HaveOccurred())
+	c, err := client.New(cfg, client.Options{})
+	g.Expect(err).NotTo(HaveOccurred())
+	var cms corev1.ConfigMapList
+	err = c.List(ctx, &cms, client.InNamespace("default"))
+	g.Expect(apierrors.IsForbidden(err)).To(BeTrue(), "got %v", err)
 }

@@ -10,6 +10,7 @@
 //	env.Client                    // controller-runtime client with kube.Scheme()
 //	env.Kubeconfig()              // path of a kubeconfig file, for processes
 //	ns, err := env.CreateNamespace(ctx, "prefix")  // a fresh namespace per test
+//	cfg, err := env.AddUser("alice", "group")      // a non-admin rest.Config (RBAC applies)
 //	env := kube.StartT(t)         // in a single test: fails t, stops on cleanup
 //
 // Binaries come from KUBEBUILDER_ASSETS; when it is unset the harness runs
@@ -126,6 +127,17 @@ func (e *Env) Stop() error {
 		}
 	})
 	return e.stopErr
+}
+
+// AddUser provisions a user with the given groups and returns a rest.Config that
+// authenticates as it; the apiserver authorizes with RBAC, so it can do only what bindings
+// grant (for tests of least privilege; impersonation works with the admin Config).
+func (e *Env) AddUser(name string, groups ...string) (*rest.Config, error) {
+	u, err := e.env.AddUser(envtest.User{Name: name, Groups: groups}, rest.CopyConfig(e.Config))
+	if err != nil {
+		return nil, fmt.Errorf("adding user %s: %w", name, err)
+	}
+	return u.Config(), nil
 }
 
 // CreateNamespace creates a namespace with a generated name starting with prefix.

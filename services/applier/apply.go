@@ -1,0 +1,165 @@
+package applier
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/fluxcd/cli-utils/pkg/object"
+	"github.com/fluxcd/pkg/ssa"
+	ssautils "github.com/fluxcd/pkg/ssa/utils"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
+)
+
+// Object annotations honoured as kustomize-controller honours them, so that
+// manifests written for Flux behave the same here.
+var (
+	pruneDisabled     = map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled", v1alpha1.GroupVersion.Group + "/prune": "disabled"}
+	reconcileDisabled = map[string]string{"kustomize.toolkit.fluxcd.io/reconcile": "disabled", v1alpha1.GroupVersion.Group + "/reconcile": "disabled"}
+	forceEnabled      = map[string]string{"kustomize.toolkit.fluxcd.io/force": "enabled", v1alpha1.GroupVersion.Group + "/force": "enabled"}
+	ifNotPresent      = map[string]string{"kustomize.toolkit.fluxcd.io/ssa": "IfNotPresent", v1alpha1.GroupVersion.Group + "/ssa": "IfNotPresent"}
+)
+
+const healthPollInterval = 2 * time.Second
+
+func (s *Service) manager(cl *cluster) *ssa.ResourceManager {
+	return ssa.NewResourceManager(cl.client, cl.poller, ssa.Owner{Field: FieldManager, Group: v1alpha1.GroupVersion.Group})
+}
+
+// apply server-side applies the objects in stages (CRDs and Namespaces,
+// then the rest), labelled with the KCLRun as owner.
+func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, objects []*unstructured.Unstructured) (*ssa.ChangeSet, error) {
+	mgr := s.manager(cl)
+	if cm := obj.Spec.CommonMetadata; cm != nil {
+		ssautils.SetCommonMetadata(objects, cm.Labels, cm.Annotations)
+	}
+	mgr.SetOwnerLabels(objects, obj.Name, obj.Namespace)
+
+	opts := ssa.DefaultApplyOptions()
+	opts.Force = obj.Spec.Force
+	opts.ForceSelector = forceEnabled
+	opts.ExclusionSelector = reconcileDisabled
+	opts.IfNotPresentSelector = ifNotPresent
+	opts.WaitTimeout = obj.GetTimeout()
+	opts.Cleanup = ssa.ApplyCleanupOptions{
+		Annotations: []string{"kubectl.kubernetes.io/last-applied-configuration"},
+		FieldManagers: []ssa.FieldManager{
+			{Name: "kubectl", OperationType: metav1.ManagedFieldsOperationApply},
+			{Name: "kubectl", OperationType: metav1.ManagedFieldsOperationUpdate},
+			{Name: "before-first-apply", OperationType: metav1.ManagedFieldsOperationUpdate},
+			{Name: FieldManager, OperationType: metav1.ManagedFieldsOperationUpdate},
+		},
+		Exclusions: reconcileDisabled,
+	}
+	changes, err := mgr.ApplyAllStaged(ctx, objects, opts)
+	if err != nil {
+		return nil, fmt.Errorf("apply failed: %w", err)
+	}
+	return changes, nil
+}
+
+// prune deletes what the previous inventory held and the new one does not,
+// when spec.prune; objects labelled for another owner or opted out stay.
+func (s *Service) prune(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, current *v1alpha1.ResourceInventory) (*ssa.ChangeSet, error) {
+	if !obj.Spec.Prune {
+		return nil, nil
+	}
+	stale, err := inventory.Stale(obj.Status.Inventory, current)
+	if err != nil || len(stale) == 0 {
+		return nil, err
+	}
+	return s.delete(ctx, cl, obj, stale)
+}
+
+// pruneAll deletes every object of the inventory (KCLRun deletion).
+func (s *Service) pruneAll(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun) (*ssa.ChangeSet, error) {
+	objects, err := inventory.Objects(obj.Status.Inventory)
+	if err != nil || len(objects) == 0 {
+		return nil, err
+	}
+	return s.delete(ctx, cl, obj, objects)
+}
+
+func (s *Service) delete(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, objects []*unstructured.Unstructured) (*ssa.ChangeSet, error) {
+	mgr := s.manager(cl)
+	changes, err := mgr.DeleteAll(ctx, objects, ssa.DeleteOptions{
+		PropagationPolicy: metav1.DeletePropagationBackground,
+		Inclusions:        mgr.GetOwnerLabels(obj.Name, obj.Namespace),
+		Exclusions:        pruneDisabled,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("prune failed: %w", err)
+	}
+	return changes, nil
+}
+
+// checkHealth waits, within spec.timeout, for every applied object (spec.wait)
+// or the spec.healthChecks to be current. It reports whether anything was checked.
+func (s *Service) checkHealth(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, inv *v1alpha1.ResourceInventory) (bool, error) {
+	var set object.ObjMetadataSet
+	if obj.Spec.Wait {
+		var err error
+		if set, err = inventory.ObjMetadataSet(inv); err != nil {
+			return false, err
+		}
+	} else {
+		for _, hc := range obj.Spec.HealthChecks {
+			ns := hc.Namespace
+			if ns == "" {
+				ns = obj.Namespace
+			}
+			m, err := objMetadata(ns, hc.Name, hc.APIVersion, hc.Kind)
+			if err != nil {
+				return false, err
+			}
+			set = append(set, m)
+		}
+	}
+	if len(set) == 0 {
+		return false, nil
+	}
+	err := s.manager(cl).WaitForSetWithContext(ctx, set, ssa.WaitOptions{
+		Interval: healthPollInterval,
+		Timeout:  obj.GetTimeout(),
+		FailFast: true,
+	})
+	if err != nil {
+		return true, fmt.Errorf("health check failed after %s: %w", obj.GetTimeout(), err)
+	}
+	return true, nil
+}
+
+// applyFailure sorts apply errors: requests the apiserver refuses (forbidden,
+// invalid) wait for the retry interval, the rest retry with backoff.
+func (s *Service) applyFailure(obj *v1alpha1.KCLRun, err error, delivered uint64, revision string) Outcome {
+	if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || strings.Contains(err.Error(), "is forbidden") || strings.Contains(err.Error(), "is invalid") {
+		markNotReady(obj, "ReconciliationFailed", err.Error())
+		return Outcome{Result: ResultFailed, Err: err, revision: revision}
+	}
+	out := s.transient(err, delivered, obj)
+	out.revision = revision
+	return out
+}
+
+// changeSummary renders a change set as Flux does in events: one line per
+// object, "Kind/namespace/name action", sorted.
+func changeSummary(changes map[ssa.Action][]string) string {
+	var lines []string
+	for action, subjects := range changes {
+		if action == ssa.UnchangedAction || action == ssa.SkippedAction {
+			continue
+		}
+		for _, subject := range subjects {
+			lines = append(lines, subject+" "+string(action))
+		}
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}

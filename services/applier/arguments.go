@@ -1,0 +1,82 @@
+package applier
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+)
+
+// argumentsNotFoundError is a required ConfigMap or Secret that is missing.
+type argumentsNotFoundError struct{ msg string }
+
+func (e *argumentsNotFoundError) Error() string { return e.msg }
+
+// arguments reads spec.argumentsReferences into program arguments, later
+// references overriding earlier ones, and a digest of them for the no-op
+// check. Secret values are marked sensitive and never logged; only their
+// digest leaves this function besides the arguments themselves.
+func (s *Service) arguments(ctx context.Context, obj *v1alpha1.KCLRun) ([]workerclient.Argument, string, error) {
+	values := map[string]workerclient.Argument{}
+	for _, ref := range obj.Spec.ArgumentsReferences {
+		name := types.NamespacedName{Namespace: obj.Namespace, Name: ref.Name}
+		var data map[string]string
+		sensitive := false
+		switch ref.Kind {
+		case "ConfigMap":
+			cm := &corev1.ConfigMap{}
+			if err := s.client.Get(ctx, name, cm); err != nil {
+				if apierrors.IsNotFound(err) && ref.Optional {
+					continue
+				}
+				if apierrors.IsNotFound(err) {
+					return nil, "", &argumentsNotFoundError{fmt.Sprintf("ConfigMap '%s' not found", name)}
+				}
+				return nil, "", fmt.Errorf("reading ConfigMap %s: %w", name, err)
+			}
+			data = cm.Data
+		case "Secret":
+			sec := &corev1.Secret{}
+			if err := s.client.Get(ctx, name, sec); err != nil {
+				if apierrors.IsNotFound(err) && ref.Optional {
+					continue
+				}
+				if apierrors.IsNotFound(err) {
+					return nil, "", &argumentsNotFoundError{fmt.Sprintf("Secret '%s' not found", name)}
+				}
+				return nil, "", fmt.Errorf("reading Secret %s: %w", name, err)
+			}
+			data = make(map[string]string, len(sec.Data))
+			for k, v := range sec.Data {
+				data[k] = string(v)
+			}
+			sensitive = true
+		default:
+			return nil, "", &argumentsNotFoundError{fmt.Sprintf("argument reference kind %q is not supported", ref.Kind)}
+		}
+		for k, v := range data {
+			values[k] = workerclient.Argument{Name: k, Value: v, Sensitive: sensitive}
+		}
+	}
+	names := make([]string, 0, len(values))
+	for k := range values {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	args := make([]workerclient.Argument, 0, len(names))
+	for _, k := range names {
+		a := values[k]
+		args = append(args, a)
+		fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(a.Value), a.Value)
+	}
+	return args, hex.EncodeToString(h.Sum(nil)), nil
+}

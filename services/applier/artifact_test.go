@@ -1,0 +1,94 @@
+package applier_test
+
+import (
+	"crypto/rand"
+	"fmt"
+	"testing"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+)
+
+// expectArtifactFailure waits for Ready=False/ArtifactFailed with a message
+// matching pattern, and for at least two attempts (the failure is retried).
+func expectArtifactFailure(t *testing.T, ns, name, pattern string) {
+	t.Helper()
+	g := NewWithT(t)
+	key := ns + "/" + name
+	before := tracker.count(key)
+	g.Eventually(func(g Gomega) {
+		ready := readyCondition(getKCLRun(g, ns, name))
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(ready.Reason).To(Equal(meta.ArtifactFailedReason))
+		g.Expect(ready.Message).To(MatchRegexp(pattern))
+		g.Expect(tracker.count(key) - before).To(BeNumerically(">=", 2))
+	}, "2m").Should(Succeed())
+}
+
+func TestArtifactDigestMismatchIsRetried(t *testing.T) {
+	ns := newNamespace(t)
+	good := publishProgram(t, ns, "app", configMap("settings", "v1"))
+	createKCLRun(t, ns, "app", "app")
+	readyAt(t, ns, "app", good.Revision)
+
+	path := artifactserver.ArtifactPath("GitRepository", ns, "app", "tampered.tar.gz")
+	artifact, err := artifacts.PublishFiles(path, map[string]string{"main.k": configMap("settings", "v2")}, "main@sha1:tampered")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := artifactserver.TarGz(map[string]string{"main.k": configMap("settings", "evil")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := artifacts.Replace(path, data); err != nil {
+		t.Fatal(err)
+	}
+	setArtifact(t, ns, "app", artifact)
+	request(t, ns, "app", reconcilerequest.ReasonSourceChanged)
+	expectArtifactFailure(t, ns, "app", `(?i)digest`)
+
+	// The controller recovers when the source serves a sound artifact again.
+	fixed := publishProgram(t, ns, "app", configMap("settings", "v3"))
+	request(t, ns, "app", reconcilerequest.ReasonSourceChanged)
+	readyAt(t, ns, "app", fixed.Revision)
+}
+
+func TestArtifactNotFoundIsRetried(t *testing.T) {
+	ns := newNamespace(t)
+	artifact := publishProgram(t, ns, "app", configMap("settings", "v1"))
+	if err := artifacts.Remove(artifact.Path); err != nil {
+		t.Fatal(err)
+	}
+	createKCLRun(t, ns, "app", "app")
+	expectArtifactFailure(t, ns, "app", `404|[Nn]ot [Ff]ound`)
+	obj := getKCLRun(NewWithT(t), ns, "app")
+	if obj.Status.Inventory != nil && len(obj.Status.Inventory.Entries) > 0 {
+		t.Fatalf("inventory after a failed first attempt: %v", obj.Status.Inventory.Entries)
+	}
+}
+
+func TestArtifactOversizeIsRefused(t *testing.T) {
+	ns := newNamespace(t)
+	noise := make([]byte, 2*maxArtifactBytes)
+	if _, err := rand.Read(noise); err != nil {
+		t.Fatal(err)
+	}
+	path := artifactserver.ArtifactPath("GitRepository", ns, "big", "big.tar.gz")
+	data, err := artifactserver.TarGz(map[string]string{"main.k": configMap("big", "1"), "noise.bin": string(noise)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifact, err := artifacts.PublishBytes(path, data, "main@sha1:big")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setArtifact(t, ns, "big", artifact)
+	createKCLRun(t, ns, "big", "big", func(k *v1alpha1.KCLRun) { k.Spec.Path = "" })
+	expectArtifactFailure(t, ns, "big", fmt.Sprintf(`(?i)(size|large|exceed|limit)`))
+}

@@ -1,0 +1,217 @@
+package applier
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/fluxcd/cli-utils/pkg/kstatus/polling"
+	"github.com/fluxcd/cli-utils/pkg/object"
+	runtimeclient "github.com/fluxcd/pkg/runtime/client"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
+)
+
+// cluster is where one KCLRun's objects go: a client acting as the KCLRun's
+// service account (or the controller), on this or a remote cluster.
+type cluster struct {
+	client client.Client
+	mapper apimeta.RESTMapper
+	poller *polling.StatusPoller
+	local  bool
+}
+
+// clusterClients caches clusters by identity, so that each service account
+// and each kubeconfig Secret revision costs one discovery, not one per reconcile.
+type clusterClients struct {
+	base   *rest.Config
+	scheme *runtime.Scheme
+
+	mu       sync.Mutex
+	cache    map[string]*cluster
+	mappers  map[string]apimeta.RESTMapper
+	httpByID map[string]*http.Client
+}
+
+func newClusterClients(base *rest.Config, scheme *runtime.Scheme) *clusterClients {
+	return &clusterClients{base: base, scheme: scheme, cache: map[string]*cluster{}, mappers: map[string]apimeta.RESTMapper{}, httpByID: map[string]*http.Client{}}
+}
+
+// localCluster is the controller's own identity on its own cluster.
+func (c *clusterClients) localCluster() (*cluster, error) {
+	return c.get("local", "local", rest.CopyConfig(c.base), true)
+}
+
+// forKCLRun picks the identity: spec.kubeConfig for a remote cluster, else
+// spec.serviceAccountName or the default service account impersonated, else
+// the controller itself.
+func (c *clusterClients) forKCLRun(ctx context.Context, reader client.Client, obj *v1alpha1.KCLRun, defaultSA string) (*cluster, error) {
+	sa := obj.Spec.ServiceAccountName
+	if ref := obj.Spec.KubeConfig; ref != nil {
+		secret := &corev1.Secret{}
+		name := types.NamespacedName{Namespace: obj.Namespace, Name: ref.SecretRef.Name}
+		if err := reader.Get(ctx, name, secret); err != nil {
+			return nil, fmt.Errorf("reading kubeconfig Secret '%s': %w", name, err)
+		}
+		key := ref.SecretRef.Key
+		var data []byte
+		if key != "" {
+			data = secret.Data[key]
+		} else if data = secret.Data["value"]; data == nil {
+			data = secret.Data["value.yaml"]
+		}
+		if len(data) == 0 {
+			return nil, fmt.Errorf("kubeconfig Secret '%s' has no key '%s'", name, key)
+		}
+		cfg, err := runtimeclient.KubeConfigFromBytes(data)
+		if err != nil {
+			return nil, fmt.Errorf("kubeconfig Secret '%s': %w", name, err)
+		}
+		id := fmt.Sprintf("kubeconfig/%s/%s", name, secret.ResourceVersion)
+		if sa != "" {
+			cfg.Impersonate = rest.ImpersonationConfig{UserName: serviceAccountUser(obj.Namespace, sa)}
+			id += "/" + sa
+		}
+		return c.get(id, "kubeconfig/"+name.String()+"/"+secret.ResourceVersion, cfg, false)
+	}
+	if sa == "" {
+		sa = defaultSA
+	}
+	if sa == "" {
+		return c.localCluster()
+	}
+	account := &corev1.ServiceAccount{}
+	if err := reader.Get(ctx, types.NamespacedName{Namespace: obj.Namespace, Name: sa}, account); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("unable to impersonate ServiceAccount '%s/%s': not found", obj.Namespace, sa)
+		}
+		return nil, fmt.Errorf("reading ServiceAccount '%s/%s': %w", obj.Namespace, sa, err)
+	}
+	cfg := rest.CopyConfig(c.base)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: serviceAccountUser(obj.Namespace, sa)}
+	return c.get("sa/"+obj.Namespace+"/"+sa, "local", cfg, true)
+}
+
+func serviceAccountUser(namespace, name string) string {
+	return "system:serviceaccount:" + namespace + ":" + name
+}
+
+// get builds or reuses the cluster of an identity; the REST mapper is shared
+// per cluster (mapperID) and discovers as the controller, since impersonated
+// accounts may not read discovery.
+func (c *clusterClients) get(id, mapperID string, cfg *rest.Config, local bool) (*cluster, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl, ok := c.cache[id]; ok {
+		return cl, nil
+	}
+	mapper, ok := c.mappers[mapperID]
+	if !ok {
+		discoveryCfg := cfg
+		if local {
+			discoveryCfg = c.base
+		}
+		httpClient, err := rest.HTTPClientFor(discoveryCfg)
+		if err != nil {
+			return nil, fmt.Errorf("building HTTP client: %w", err)
+		}
+		mapper, err = apiutil.NewDynamicRESTMapper(discoveryCfg, httpClient)
+		if err != nil {
+			return nil, fmt.Errorf("building REST mapper: %w", err)
+		}
+		c.mappers[mapperID] = mapper
+	}
+	kube, err := client.New(cfg, client.Options{Scheme: c.scheme, Mapper: mapper})
+	if err != nil {
+		return nil, fmt.Errorf("building client: %w", err)
+	}
+	cl := &cluster{
+		client: kube,
+		mapper: mapper,
+		poller: polling.NewStatusPoller(kube, mapper, polling.Options{}),
+		local:  local,
+	}
+	c.cache[id] = cl
+	return cl, nil
+}
+
+// normalize gives namespaced objects without a namespace the target
+// namespace, and cluster-scoped ones none. Kinds the cluster does not know
+// yet (their CRD is in the same apply) are treated as namespaced when they
+// carry no namespace only if the mapper cannot tell.
+func (cl *cluster) normalize(obj *v1alpha1.KCLRun, objects []*unstructured.Unstructured) error {
+	target := obj.GetTargetNamespace()
+	crdScopes := map[schema.GroupKind]bool{}
+	for _, o := range objects {
+		if o.GetKind() == "CustomResourceDefinition" {
+			group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
+			kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
+			scope, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
+			crdScopes[schema.GroupKind{Group: group, Kind: kind}] = scope == "Namespaced"
+		}
+	}
+	for _, o := range objects {
+		gvk := o.GroupVersionKind()
+		namespaced, known := crdScopes[gvk.GroupKind()]
+		if !known {
+			mapping, err := cl.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			if err != nil {
+				if apimeta.IsNoMatchError(err) {
+					return fmt.Errorf("%s/%s: no API for %s in the target cluster", gvk.Kind, o.GetName(), gvk.GroupVersion())
+				}
+				return fmt.Errorf("mapping %s: %w", gvk, err)
+			}
+			namespaced = mapping.Scope.Name() == apimeta.RESTScopeNameNamespace
+		}
+		switch {
+		case !namespaced:
+			o.SetNamespace("")
+		case o.GetNamespace() == "":
+			o.SetNamespace(target)
+		}
+	}
+	return nil
+}
+
+// resourcesOf maps inventory entries to the resources the drift watcher lists.
+func (cl *cluster) resourcesOf(inv *v1alpha1.ResourceInventory) []schema.GroupVersionResource {
+	objects, err := inventory.Objects(inv)
+	if err != nil {
+		return nil
+	}
+	seen := map[schema.GroupVersionResource]bool{}
+	var out []schema.GroupVersionResource
+	for _, o := range objects {
+		gvk := o.GroupVersionKind()
+		mapping, err := cl.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			continue
+		}
+		if !seen[mapping.Resource] {
+			seen[mapping.Resource] = true
+			out = append(out, mapping.Resource)
+		}
+	}
+	return out
+}
+
+// objMetadata identifies an object for ssa's wait helpers.
+func objMetadata(namespace, name, apiVersion, kind string) (object.ObjMetadata, error) {
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return object.ObjMetadata{}, fmt.Errorf("health check %s/%s: %w", kind, name, err)
+	}
+	return object.ObjMetadata{Namespace: namespace, Name: name, GroupKind: schema.GroupKind{Group: gv.Group, Kind: kind}}, nil
+}

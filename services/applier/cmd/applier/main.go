@@ -1,0 +1,70 @@
+// Command applier runs the applier service of flux-kcl-controller on its own.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/fluxcd/pkg/runtime/logger"
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/pflag"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/services/applier"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var cfg applier.Config
+	var natsURL string
+	var logOpts logger.Options
+	workerCfg := workerclient.DefaultConfig()
+	fs := pflag.CommandLine
+	cfg.BindFlags(fs)
+	workerCfg.BindFlags(fs)
+	logOpts.BindFlags(fs)
+	fs.StringVar(&natsURL, "nats-url", nats.DefaultURL, "The NATS server carrying reconcile requests.")
+	pflag.Parse()
+
+	log := logger.NewLogger(logOpts)
+	ctrl.SetLogger(log)
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	restCfg, err := ctrl.GetConfig()
+	if err != nil {
+		return fmt.Errorf("loading kubeconfig: %w", err)
+	}
+	nc, err := nats.Connect(natsURL, nats.Name("applier"), nats.MaxReconnects(-1))
+	if err != nil {
+		return fmt.Errorf("connecting to NATS: %w", err)
+	}
+	defer nc.Close()
+	workers, err := workerclient.Dial(workerCfg)
+	if err != nil {
+		return fmt.Errorf("dialing the workers: %w", err)
+	}
+	defer workers.Close()
+
+	svc, err := applier.New(cfg, applier.Deps{
+		RESTConfig: restCfg,
+		NATS:       nc,
+		Compiler:   workers,
+		Resolver:   workers,
+		Logger:     log,
+	})
+	if err != nil {
+		return err
+	}
+	return svc.Run(ctx)
+}

@@ -1,0 +1,215 @@
+package applier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+)
+
+// Compiler is the compiler worker as the applier uses it (*workerclient.Client).
+type Compiler interface {
+	Compile(ctx context.Context, in workerclient.CompileInput) (*workerclient.Compiled, error)
+}
+
+// Resolver is the resolver worker as the applier uses it (*workerclient.Client).
+type Resolver interface {
+	ResolveWithLookup(ctx context.Context, in workerclient.ResolveInput, lookup workerclient.PolicyLookup) (*workerclient.Resolved, error)
+}
+
+// programError is a failure of the program itself (syntax, type, runtime,
+// output): Ready=False until the source or the KCLRun changes.
+type programError struct {
+	reason string
+	msg    string
+}
+
+func (e *programError) Error() string { return e.msg }
+
+// artifactError is an artifact that could not be fetched or verified: retried
+// with backoff, since source-controller may be replacing it.
+type artifactError struct{ msg string }
+
+func (e *artifactError) Error() string { return e.msg }
+
+// specError is a request the workers refuse as invalid: terminal.
+type specError struct{ msg string }
+
+func (e *specError) Error() string { return e.msg }
+
+func artifactOf(a *meta.Artifact) workerclient.Artifact {
+	return workerclient.Artifact{URL: a.URL, Revision: a.Revision, Digest: a.Digest}
+}
+
+// resolution is what the resolver decided for the program's image markers.
+type resolution struct {
+	policies      []string
+	substitutions []workerclient.Substitution
+	images        []v1alpha1.ResolvedImage
+	held          []string
+}
+
+// knownPolicies reads the ImagePolicies the last attempt referenced.
+func (s *Service) knownPolicies(ctx context.Context, namespace string, refs []string) ([]workerclient.ImagePolicy, error) {
+	out := make([]workerclient.ImagePolicy, 0, len(refs))
+	for _, ref := range refs {
+		ns, name, ok := strings.Cut(ref, "/")
+		if !ok {
+			ns, name = namespace, ref
+		}
+		p, err := s.lookupPolicy(ctx, ns, name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// lookupPolicy is the workerclient.PolicyLookup of the applier.
+func (s *Service) lookupPolicy(ctx context.Context, namespace, name string) (workerclient.ImagePolicy, error) {
+	p := workerclient.ImagePolicy{Namespace: namespace, Name: name}
+	policy := &imagev1.ImagePolicy{}
+	if err := s.client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, policy); err != nil {
+		if apierrors.IsNotFound(err) {
+			return p, nil
+		}
+		return p, fmt.Errorf("reading ImagePolicy %s/%s: %w", namespace, name, err)
+	}
+	p.Found = true
+	if r := policy.Status.LatestRef; r != nil {
+		p.LatestRef = &workerclient.LatestRef{Name: r.Name, Tag: r.Tag, Digest: r.Digest}
+	}
+	return p, nil
+}
+
+// resolve asks the resolver for the program's image-policy substitutions.
+func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Artifact, known []workerclient.ImagePolicy) (*resolution, error) {
+	if s.resolver == nil {
+		return &resolution{}, nil
+	}
+	resp, err := s.resolver.ResolveWithLookup(ctx, workerclient.ResolveInput{
+		Artifact:             artifactOf(a),
+		Path:                 obj.Spec.Path,
+		Namespace:            obj.Namespace,
+		Policies:             known,
+		NoCrossNamespaceRefs: s.cfg.NoCrossNamespaceRefs,
+	}, s.lookupPolicy)
+	if err != nil {
+		var re *workerclient.ResolveError
+		if errors.As(err, &re) {
+			if re.Stage == workerclient.StageArtifact {
+				return nil, &artifactError{msg: "artifact: " + re.Message}
+			}
+			return nil, &programError{reason: v1alpha1.CompileFailedReason, msg: located(re.File, re.Line, re.Col, "", re.Message)}
+		}
+		return nil, rpcError("resolver", err)
+	}
+	r := &resolution{policies: resp.Policies, substitutions: resp.Substitutions()}
+	for _, res := range resp.Resolutions {
+		r.images = append(r.images, v1alpha1.ResolvedImage{
+			Policy: res.Marker.Policy, Location: res.Marker.Location(), From: res.Marker.Value, To: res.Value,
+		})
+	}
+	for _, h := range resp.Holds {
+		r.held = append(r.held, fmt.Sprintf("%s (%s): %s: %s", h.Marker.Location(), h.Marker.Policy, h.Reason, h.Message))
+	}
+	return r, nil
+}
+
+// compile runs the program on a compiler worker.
+func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Artifact, args []workerclient.Argument, subs []workerclient.Substitution) ([]*unstructured.Unstructured, error) {
+	var cfg workerclient.CompileConfig
+	if c := obj.Spec.Config; c != nil {
+		cfg = workerclient.CompileConfig(*c)
+	}
+	compiled, err := s.compiler.Compile(ctx, workerclient.CompileInput{
+		Artifact:      artifactOf(a),
+		Path:          obj.Spec.Path,
+		Config:        cfg,
+		Arguments:     args,
+		Substitutions: subs,
+		Timeout:       obj.GetTimeout(),
+		KCLRun:        obj.Namespace + "/" + obj.Name,
+	})
+	if err != nil {
+		var ce *workerclient.CompileError
+		if errors.As(err, &ce) {
+			if ce.Stage == workerclient.StageArtifact {
+				return nil, &artifactError{msg: "artifact: " + ce.Message}
+			}
+			return nil, &programError{reason: v1alpha1.CompileFailedReason, msg: located(ce.File, ce.Line, ce.Col, ce.Kind, ce.Message)}
+		}
+		return nil, rpcError("compiler", err)
+	}
+	for i, u := range compiled.Objects {
+		if u.GetName() == "" || u.GetKind() == "" || u.GetAPIVersion() == "" {
+			return nil, &programError{reason: v1alpha1.CompileFailedReason,
+				msg: fmt.Sprintf("output document %d is not a Kubernetes object (apiVersion, kind and metadata.name are required)", i+1)}
+		}
+	}
+	return compiled.Objects, nil
+}
+
+// located formats "file:line:col: kind: message" as far as known.
+func located(file string, line, col int, kind, msg string) string {
+	var b strings.Builder
+	if file != "" {
+		b.WriteString(file)
+		if line > 0 {
+			fmt.Fprintf(&b, ":%d", line)
+			if col > 0 {
+				fmt.Fprintf(&b, ":%d", col)
+			}
+		}
+		b.WriteString(": ")
+	}
+	if kind != "" {
+		b.WriteString(kind)
+		b.WriteString(": ")
+	}
+	b.WriteString(msg)
+	return b.String()
+}
+
+// rpcError sorts a failed worker call: invalid requests are terminal, the
+// rest (unavailable, deadline, exhausted) transient.
+func rpcError(worker string, err error) error {
+	if st, ok := status.FromError(err); ok && st.Code() == codes.InvalidArgument {
+		return &specError{msg: fmt.Sprintf("%s refused the request: %s", worker, st.Message())}
+	}
+	return fmt.Errorf("%s call failed: %w", worker, err)
+}
+
+// programFailure records a resolver or compiler failure on obj.
+func (s *Service) programFailure(obj *v1alpha1.KCLRun, err error, delivered uint64, revision string) Outcome {
+	var prog *programError
+	var art *artifactError
+	var spec *specError
+	var out Outcome
+	switch {
+	case errors.As(err, &prog):
+		markNotReady(obj, prog.reason, prog.msg)
+		out = Outcome{Result: ResultFailed, Err: err}
+	case errors.As(err, &art):
+		out = s.transient(err, delivered, obj)
+		markNotReady(obj, v1alpha1.ArtifactFailedReason, art.msg)
+	case errors.As(err, &spec):
+		out = s.stalled(obj, invalidRequestReason, err)
+	default:
+		out = s.transient(err, delivered, obj)
+	}
+	out.revision = revision
+	return out
+}

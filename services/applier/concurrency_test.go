@@ -1,0 +1,71 @@
+package applier_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+)
+
+// Two more appliers join the package's one; 50 KCLRuns get bursts of
+// requests. All converge, no KCLRun is ever reconciled by two at once, and
+// every request ends acked.
+func TestTwoAppliersNeverOverlap(t *testing.T) {
+	const runs = 50
+	g := NewWithT(t)
+	ctx := context.Background()
+	for _, name := range []string{"applier-a", "applier-b"} {
+		stop, err := startApplier(ctx, name, "")
+		g.Expect(err).NotTo(HaveOccurred())
+		t.Cleanup(stop)
+	}
+	ns := newNamespace(t)
+	revisions := make([]string, runs)
+	for i := range runs {
+		source := fmt.Sprintf("src-%d", i)
+		publishProgram(t, ns, source, configMap(fmt.Sprintf("cm-%d", i), "first"))
+		createKCLRun(t, ns, fmt.Sprintf("run-%d", i), source)
+	}
+	// A burst: new revisions and duplicate requests while the first round runs.
+	for i := range runs {
+		a := publishProgram(t, ns, fmt.Sprintf("src-%d", i), configMap(fmt.Sprintf("cm-%d", i), "second"))
+		revisions[i] = a.Revision
+		for range 3 {
+			request(t, ns, fmt.Sprintf("run-%d", i), reconcilerequest.ReasonSourceChanged)
+		}
+	}
+	for i := range runs {
+		readyAt(t, ns, fmt.Sprintf("run-%d", i), revisions[i])
+	}
+	assertNoOverlap(t)
+	expectAllAcked(t)
+}
+
+// expectAllAcked waits for the consumer to have nothing pending nor unacked.
+func expectAllAcked(t *testing.T) {
+	t.Helper()
+	nc, err := nats.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	NewWithT(t).Eventually(func(g Gomega) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cons, err := js.Consumer(ctx, reconcilerequest.StreamName, reconcilerequest.ConsumerName)
+		g.Expect(err).NotTo(HaveOccurred())
+		info, err := cons.Info(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(info.NumAckPending).To(BeZero())
+		g.Expect(info.NumPending).To(BeZero())
+	}, "2m", "500ms").Should(Succeed())
+}

@@ -1,0 +1,84 @@
+// Package applier consumes reconcile requests from JetStream and reconciles
+// KCLRuns the way Flux's kustomize-controller reconciles Kustomizations:
+// finalizer, suspend, dependencies, source artifact, arguments, image policy
+// resolution and compilation through the workers, server-side apply, prune,
+// health checks, status, events and drift correction. Writes for one KCLRun
+// never overlap, across goroutines and replicas: see README.md.
+package applier
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// FieldManager is the server-side apply field manager of every write.
+const FieldManager = "flux-kcl-controller"
+
+// Config holds the applier's flags.
+type Config struct {
+	// Concurrent is the number of KCLRuns reconciled in parallel.
+	Concurrent int
+	// EventsAddr receives Flux event JSON (notification-controller); empty disables it.
+	EventsAddr string
+	// DefaultServiceAccount is impersonated when a KCLRun names none.
+	DefaultServiceAccount string
+	// NoCrossNamespaceRefs refuses sources and dependencies in other namespaces.
+	NoCrossNamespaceRefs bool
+	// MetricsAddr serves Prometheus metrics on /metrics; empty disables it.
+	MetricsAddr string
+	// HealthAddr serves /healthz and /readyz; empty disables it.
+	HealthAddr string
+
+	// LeaseTTL is how long a per-KCLRun write lease survives a dead holder.
+	LeaseTTL time.Duration
+	// RequeueDependency is the retry delay while a dependency is not ready.
+	RequeueDependency time.Duration
+	// FullCheckOnInterval makes IntervalElapsed requests compile and apply even
+	// when nothing changed, as a safety net behind drift detection.
+	FullCheckOnInterval bool
+	// DriftDetection watches applied objects and corrects edits at once.
+	DriftDetection bool
+	// JetStreamReplicas is the replica count of the applier's KV buckets.
+	JetStreamReplicas int
+	// MaxBackoff caps the exponential retry delay of transient failures.
+	MaxBackoff time.Duration
+	// InstanceName identifies this replica in leases and events; defaults to the host name.
+	InstanceName string
+}
+
+// DefaultConfig returns the flag defaults.
+func DefaultConfig() Config {
+	host, _ := os.Hostname()
+	return Config{
+		Concurrent:          4,
+		MetricsAddr:         ":8080",
+		HealthAddr:          ":9440",
+		LeaseTTL:            30 * time.Second,
+		RequeueDependency:   30 * time.Second,
+		FullCheckOnInterval: true,
+		DriftDetection:      true,
+		JetStreamReplicas:   1,
+		MaxBackoff:          5 * time.Minute,
+		InstanceName:        host,
+	}
+}
+
+// BindFlags registers the flags, Flux names where Flux has them.
+func (c *Config) BindFlags(fs *pflag.FlagSet) {
+	d := DefaultConfig()
+	fs.IntVar(&c.Concurrent, "concurrent", d.Concurrent, "The number of concurrent KCLRun reconciles.")
+	fs.StringVar(&c.EventsAddr, "events-addr", "", "The address of the events receiver.")
+	fs.StringVar(&c.DefaultServiceAccount, "default-service-account", "", "Default service account used for impersonation.")
+	fs.BoolVar(&c.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "When set to true, references between custom resources are allowed only if the reference and the referee are in the same namespace.")
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", d.MetricsAddr, "The address the metric endpoint binds to.")
+	fs.StringVar(&c.HealthAddr, "health-addr", d.HealthAddr, "The address the health endpoint binds to.")
+	fs.DurationVar(&c.LeaseTTL, "lease-ttl", d.LeaseTTL, "How long a per-KCLRun write lease outlives a replica that stopped renewing it.")
+	fs.DurationVar(&c.RequeueDependency, "requeue-dependency", d.RequeueDependency, "The interval at which failing dependencies are reevaluated.")
+	fs.BoolVar(&c.FullCheckOnInterval, "full-check-on-interval", d.FullCheckOnInterval, "Compile and apply at every interval even when nothing changed, as a safety net behind drift detection.")
+	fs.BoolVar(&c.DriftDetection, "drift-detection", d.DriftDetection, "Watch applied objects and undo changes to them without waiting for the interval.")
+	fs.IntVar(&c.JetStreamReplicas, "jetstream-replicas", d.JetStreamReplicas, "Replicas of the applier's JetStream key-value buckets.")
+	fs.DurationVar(&c.MaxBackoff, "max-retry-backoff", d.MaxBackoff, "The longest delay between retries of a transient failure.")
+	fs.StringVar(&c.InstanceName, "instance-name", d.InstanceName, "Name of this replica in leases and events.")
+}

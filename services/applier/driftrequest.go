@@ -1,0 +1,39 @@
+package applier
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+)
+
+// onDrift asks for a full reconcile of the owner of an object that drifted.
+// Every replica sees the same change; the message id, built from the
+// object's uid and resourceVersion, lets JetStream keep one request.
+func (s *Service) onDrift(owner types.NamespacedName, resource schema.GroupVersionResource, obj *metav1.PartialObjectMetadata, deleted bool) {
+	what := "edited"
+	if deleted {
+		what = "deleted"
+	}
+	trigger := fmt.Sprintf("%s/%s/%s", resource.GroupResource(), obj.Namespace, obj.Name)
+	s.log.V(1).Info("applied object drifted", "kclrun", owner.String(), "object", trigger, "change", what)
+	req := reconcilerequest.Request{
+		Namespace: owner.Namespace,
+		Name:      owner.Name,
+		Reason:    ReasonDriftDetected,
+		Trigger:   trigger,
+	}
+	id := fmt.Sprintf("%s/drift/%s/%s/%s", owner, obj.UID, obj.ResourceVersion, what)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := s.publisher.Publish(ctx, req, id); err != nil {
+			s.log.Error(err, "requesting a drift reconcile", "kclrun", owner.String())
+		}
+	}()
+}

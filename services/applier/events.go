@@ -1,0 +1,86 @@
+package applier
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/fluxcd/pkg/runtime/events"
+	"github.com/go-logr/logr"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+)
+
+// eventQueueSize bounds the events waiting for the receiver; when it is
+// full (receiver down for long) new events are dropped, reconciles go on.
+const eventQueueSize = 1024
+
+// eventRecorder emits Kubernetes events on the KCLRun and POSTs the Flux
+// event JSON to --events-addr through fluxcd/pkg/runtime's recorder, off the
+// reconcile path: its HTTP retries must not hold a KCLRun's lease.
+type eventRecorder struct {
+	log         logr.Logger
+	recorder    events.Recorder
+	broadcaster record.EventBroadcaster
+	queue       chan func()
+}
+
+func newEventRecorder(log logr.Logger, cfg *rest.Config, scheme *runtime.Scheme, addr string) (*eventRecorder, error) {
+	clientset, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("building events client: %w", err)
+	}
+	broadcaster := record.NewBroadcaster()
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: clientset.CoreV1().Events("")})
+	kube := broadcaster.NewRecorder(scheme, corev1.EventSource{Component: FieldManager})
+	rec, err := events.NewRecorder(log.WithName("events"), addr, FieldManager,
+		events.WithScheme(scheme), events.WithLegacyEventRecorder(kube), events.WithRetryMax(2))
+	if err != nil {
+		return nil, fmt.Errorf("building event recorder: %w", err)
+	}
+	return &eventRecorder{log: log, recorder: rec, broadcaster: broadcaster, queue: make(chan func(), eventQueueSize)}, nil
+}
+
+func (r *eventRecorder) start(ctx context.Context, wg *sync.WaitGroup) {
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer r.broadcaster.Shutdown()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case emit := <-r.queue:
+				emit()
+			}
+		}
+	}()
+}
+
+// record queues one event; the revision travels in the metadata keyed by our
+// API group, as Flux controllers key it by theirs.
+func (r *eventRecorder) record(obj *v1alpha1.KCLRun, revision string, ok bool, reason, msg string) {
+	if msg == "" {
+		return
+	}
+	snapshot := obj.DeepCopy()
+	snapshot.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind(v1alpha1.KCLRunKind))
+	var meta map[string]string
+	if revision != "" {
+		meta = map[string]string{v1alpha1.GroupVersion.Group + "/revision": revision}
+	}
+	eventType := eventTypeFor(ok)
+	select {
+	case r.queue <- func() {
+		r.recorder.AnnotatedEventf(snapshot, nil, meta, eventType, reason, "", "%s", msg)
+	}:
+	default:
+		r.log.Info("event queue full, dropping event", "kclrun", obj.Namespace+"/"+obj.Name, "reason", reason)
+	}
+}

@@ -1,0 +1,40 @@
+package applier_test
+
+import (
+	"testing"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	eventv1 "github.com/fluxcd/pkg/apis/event/v1"
+	. "github.com/onsi/gomega"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+)
+
+// A real HTTP receiver decodes the Flux events of a success and a failure.
+func TestEventsReachTheReceiver(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	good := publishProgram(t, ns, "app", configMap("settings", "v1"))
+	createKCLRun(t, ns, "app", "app")
+	readyAt(t, ns, "app", good.Revision)
+
+	revisionKey := v1alpha1.GroupVersion.Group + "/revision"
+	g.Eventually(func() []eventv1.Event { return events.forObject(ns, "app") }, "1m").Should(ContainElement(And(
+		HaveField("Reason", meta.ReconciliationSucceededReason),
+		HaveField("Severity", eventv1.EventSeverityInfo),
+		HaveField("Metadata", HaveKeyWithValue(revisionKey, good.Revision)),
+		HaveField("Message", ContainSubstring("ConfigMap/"+ns+"/settings created")),
+		HaveField("InvolvedObject.Kind", v1alpha1.KCLRunKind),
+		HaveField("ReportingController", "flux-kcl-controller"),
+	)))
+
+	bad := publishProgram(t, ns, "app", "items = [\n")
+	request(t, ns, "app", reconcilerequest.ReasonSourceChanged)
+	g.Eventually(func() []eventv1.Event { return events.forObject(ns, "app") }, "1m").Should(ContainElement(And(
+		HaveField("Reason", v1alpha1.CompileFailedReason),
+		HaveField("Severity", eventv1.EventSeverityError),
+		HaveField("Metadata", HaveKeyWithValue(revisionKey, bad.Revision)),
+		HaveField("Message", ContainSubstring("main.k")),
+	)))
+}

@@ -1,0 +1,83 @@
+package applier_test
+
+import (
+	"fmt"
+	"sort"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/services/applier"
+)
+
+// A request that changes nothing neither compiles nor writes; the test
+// measures its apiserver writes and duration, and the latency of a real
+// change for comparison.
+func TestNoOpReconcileWritesNothing(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	artifact := publishProgram(t, ns, "app", webApp(1, true))
+	createKCLRun(t, ns, "web", "app")
+	readyAt(t, ns, "web", artifact.Revision)
+	key := ns + "/web"
+
+	const rounds = 10
+	var noop []time.Duration
+	var writesPerNoop []int64
+	for range rounds {
+		// Let drift requests caused by the last apply drain first.
+		waitQuiet(t, key)
+		n, start, before := tracker.count(key), time.Now(), writes.n.Load()
+		request(t, ns, "web", reconcilerequest.ReasonRequested)
+		g.Eventually(func() int { return tracker.count(key) }, "1m", "5ms").Should(BeNumerically(">", n))
+		noop = append(noop, time.Since(start))
+		writesPerNoop = append(writesPerNoop, writes.n.Load()-before)
+		g.Expect(tracker.last(key).Result).To(Equal(applier.ResultNoOp))
+	}
+	for _, w := range writesPerNoop {
+		g.Expect(w).To(BeZero(), "apiserver writes during a no-op reconcile")
+	}
+
+	var change []time.Duration
+	for i := range rounds {
+		waitQuiet(t, key)
+		a := publishProgram(t, ns, "app", webApp(2+i, true))
+		start := time.Now()
+		request(t, ns, "web", reconcilerequest.ReasonSourceChanged)
+		readyAt(t, ns, "web", a.Revision)
+		change = append(change, time.Since(start))
+	}
+	t.Logf("no-op reconcile (request to settled): writes %v, median %s, max %s", writesPerNoop, median(noop), maxOf(noop))
+	t.Logf("new revision (request to Ready observed): median %s, max %s", median(change), maxOf(change))
+	assertNoOverlap(t)
+}
+
+// waitQuiet waits until key has had no reconcile for a moment.
+func waitQuiet(t *testing.T, key string) {
+	t.Helper()
+	last := -1
+	NewWithT(t).Eventually(func() bool {
+		n := tracker.count(key)
+		quiet := n == last
+		last = n
+		return quiet
+	}, "1m", "700ms").Should(BeTrue())
+}
+
+func median(d []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func maxOf(d []time.Duration) time.Duration {
+	var m time.Duration
+	for _, x := range d {
+		m = max(m, x)
+	}
+	return m
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,322 @@
+package applier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/fluxcd/pkg/runtime/conditions"
+	"github.com/fluxcd/pkg/ssa"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+)
+
+// ReasonDriftDetected is the reason of the requests the drift watcher publishes.
+const ReasonDriftDetected reconcilerequest.Reason = "DriftDetected"
+
+// Results of a reconcile, as reported to hooks and metrics.
+const (
+	ResultApplied   = "applied"
+	ResultNoOp      = "noop"
+	ResultFailed    = "failed"
+	ResultStalled   = "stalled"
+	ResultWaiting   = "waiting"
+	ResultSuspended = "suspended"
+	ResultDeleted   = "deleted"
+	ResultGone      = "gone"
+)
+
+// Outcome is how one reconcile ended and when to try again.
+type Outcome struct {
+	Result string
+	// RetryAfter > 0 naks the request with that delay; 0 acks it (the watcher
+	// schedules the interval or retry interval from the status).
+	RetryAfter time.Duration
+	// Err is the failure, if any.
+	Err error
+	// Changes summarises the change set of an apply.
+	Changes map[ssa.Action][]string
+
+	fingerprint string
+	revision    string
+}
+
+// reconcile runs one Flux-style reconciliation of the KCLRun named by req.
+func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, delivered uint64) Outcome {
+	key := types.NamespacedName{Namespace: req.Namespace, Name: req.Name}
+	obj := &v1alpha1.KCLRun{}
+	if err := s.client.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			s.forget(ctx, key)
+			return Outcome{Result: ResultGone}
+		}
+		return s.transient(fmt.Errorf("reading KCLRun %s: %w", key, err), delivered, nil)
+	}
+	start := time.Now()
+	defer func() { s.metrics.record(obj, start) }()
+
+	if !obj.DeletionTimestamp.IsZero() {
+		return s.finalize(ctx, obj, delivered)
+	}
+	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) {
+		orig := obj.DeepCopy()
+		controllerutil.AddFinalizer(obj, v1alpha1.KCLRunFinalizer)
+		if err := s.client.Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return s.transient(fmt.Errorf("adding finalizer: %w", err), delivered, nil)
+		}
+	}
+	if obj.Spec.Suspend {
+		s.log.V(1).Info("reconciliation is suspended", "kclrun", req.Key())
+		return Outcome{Result: ResultSuspended}
+	}
+
+	orig := obj.DeepCopy()
+	out := s.reconcileRun(ctx, obj, req, delivered)
+
+	obj.Status.ObservedGeneration = obj.Generation
+	if v, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
+		obj.Status.LastHandledReconcileAt = v
+	}
+	if out.Err != nil && out.Result != ResultWaiting {
+		s.events.record(obj, out.revision, false, reasonOf(obj), conditions.GetMessage(obj, meta.ReadyCondition))
+	}
+	if err := s.patchStatus(ctx, orig, obj); err != nil {
+		return s.transient(fmt.Errorf("writing status: %w", err), delivered, nil)
+	}
+	if out.fingerprint != "" {
+		s.storeFingerprint(ctx, obj, out.fingerprint)
+	} else if out.Result != ResultNoOp {
+		s.dropFingerprint(ctx, key)
+	}
+	if out.Result == ResultApplied && len(out.Changes) > 0 {
+		s.events.record(obj, out.revision, true, meta.ReconciliationSucceededReason, changeSummary(out.Changes))
+	}
+	s.metrics.result(out.Result)
+	return out
+}
+
+// reconcileRun does the work between reading the KCLRun and writing its status;
+// it records its verdict in obj's conditions.
+func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, req reconcilerequest.Request, delivered uint64) Outcome {
+	if ready, msg, err := s.dependenciesReady(ctx, obj); err != nil {
+		return s.transient(err, delivered, obj)
+	} else if !ready {
+		markNotReady(obj, meta.DependencyNotReadyReason, msg)
+		return Outcome{Result: ResultWaiting, RetryAfter: s.cfg.RequeueDependency, Err: errors.New(msg)}
+	}
+
+	artifact, err := s.sourceArtifact(ctx, obj)
+	if err != nil {
+		var denied *accessDeniedError
+		if errors.As(err, &denied) {
+			return s.stalled(obj, accessDeniedReason, err)
+		}
+		var notReady *sourceNotReadyError
+		if errors.As(err, &notReady) {
+			markNotReady(obj, meta.ArtifactFailedReason, err.Error())
+			return Outcome{Result: ResultWaiting, RetryAfter: s.cfg.RequeueDependency, Err: err}
+		}
+		return s.transient(err, delivered, obj)
+	}
+	revision := artifact.Revision
+	obj.Status.LastAttemptedRevision = revision
+	obj.Status.LastAttemptedRevisionDigest = artifact.Digest
+
+	args, argsDigest, err := s.arguments(ctx, obj)
+	if err != nil {
+		var missing *argumentsNotFoundError
+		if errors.As(err, &missing) {
+			markNotReady(obj, v1alpha1.ArgumentsNotFoundReason, err.Error())
+			return Outcome{Result: ResultFailed, Err: err, revision: revision}
+		}
+		return s.transient(err, delivered, obj)
+	}
+	known, err := s.knownPolicies(ctx, obj.Namespace, obj.Status.ImagePolicies)
+	if err != nil {
+		return s.transient(err, delivered, obj)
+	}
+	fp := fingerprint(obj, artifact, argsDigest, known)
+	if s.isNoOp(ctx, obj, req, revision, fp) {
+		return Outcome{Result: ResultNoOp, revision: revision}
+	}
+
+	resolved, err := s.resolve(ctx, obj, artifact, known)
+	if err != nil {
+		return s.programFailure(obj, err, delivered, revision)
+	}
+	obj.Status.ImagePolicies = resolved.policies
+	if len(resolved.held) > 0 {
+		msg := "image policy markers held: " + resolved.held[0]
+		if n := len(resolved.held); n > 1 {
+			msg += fmt.Sprintf(" (and %d more)", n-1)
+		}
+		conditions.MarkFalse(obj, v1alpha1.ImagesResolvedCondition, v1alpha1.ImagePolicyHeldReason, "%s", msg)
+		markNotReady(obj, v1alpha1.ImagePolicyHeldReason, msg)
+		return Outcome{Result: ResultFailed, Err: errors.New(msg), revision: revision}
+	}
+	if len(resolved.policies) > 0 {
+		conditions.MarkTrue(obj, v1alpha1.ImagesResolvedCondition, meta.SucceededReason, "%d image policy markers resolved", len(resolved.images))
+	} else {
+		conditions.Delete(obj, v1alpha1.ImagesResolvedCondition)
+	}
+
+	objects, err := s.compile(ctx, obj, artifact, args, resolved.substitutions)
+	if err != nil {
+		return s.programFailure(obj, err, delivered, revision)
+	}
+
+	cluster, err := s.clusters.forKCLRun(ctx, s.client, obj, s.cfg.DefaultServiceAccount)
+	if err != nil {
+		markNotReady(obj, meta.ReconciliationFailedReason, err.Error())
+		return Outcome{Result: ResultFailed, Err: err, revision: revision}
+	}
+	if err := cluster.normalize(obj, objects); err != nil {
+		markNotReady(obj, meta.ReconciliationFailedReason, err.Error())
+		return Outcome{Result: ResultFailed, Err: err, revision: revision}
+	}
+	changes, err := s.apply(ctx, cluster, obj, objects)
+	if err != nil {
+		return s.applyFailure(obj, err, delivered, revision)
+	}
+	newInventory := inventory.FromChangeSet(changes)
+	summary := changes.ToGroupedMap()
+
+	if pruned, err := s.prune(ctx, cluster, obj, newInventory); err != nil {
+		// Keep the objects that could not be pruned in the inventory so the
+		// next attempt prunes them.
+		obj.Status.Inventory = mergeInventories(newInventory, obj.Status.Inventory)
+		markNotReady(obj, v1alpha1.PruneFailedReason, err.Error())
+		return Outcome{Result: ResultFailed, Err: err, revision: revision, Changes: summary}
+	} else if pruned != nil {
+		for k, v := range pruned.ToGroupedMap() {
+			summary[k] = append(summary[k], v...)
+		}
+	}
+	obj.Status.Inventory = newInventory
+	if cluster.local && s.drift != nil {
+		s.drift.Watch(cluster.resourcesOf(newInventory)...)
+	}
+
+	if checked, err := s.checkHealth(ctx, cluster, obj, newInventory); err != nil {
+		conditions.MarkFalse(obj, meta.HealthyCondition, meta.HealthCheckFailedReason, "%s", err.Error())
+		markNotReady(obj, meta.HealthCheckFailedReason, err.Error())
+		return Outcome{Result: ResultFailed, Err: err, revision: revision, Changes: summary}
+	} else if checked {
+		conditions.MarkTrue(obj, meta.HealthyCondition, meta.SucceededReason, "Health check passed")
+	} else {
+		conditions.Delete(obj, meta.HealthyCondition)
+	}
+
+	obj.Status.LastAppliedRevision = revision
+	obj.Status.Images = resolved.images
+	conditions.MarkTrue(obj, meta.ReadyCondition, meta.ReconciliationSucceededReason, "Applied revision: %s", revision)
+	conditions.Delete(obj, meta.ReconcilingCondition)
+	conditions.Delete(obj, meta.StalledCondition)
+	delete(summary, ssa.UnchangedAction)
+	delete(summary, ssa.SkippedAction)
+	return Outcome{Result: ResultApplied, Changes: summary, fingerprint: fp, revision: revision}
+}
+
+// finalize prunes (when spec.prune) and releases the KCLRun.
+func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered uint64) Outcome {
+	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) {
+		return Outcome{Result: ResultDeleted}
+	}
+	if obj.Spec.Prune && !obj.Spec.Suspend && obj.Status.Inventory != nil && len(obj.Status.Inventory.Entries) > 0 {
+		cluster, err := s.clusters.forKCLRun(ctx, s.client, obj, s.cfg.DefaultServiceAccount)
+		if err != nil {
+			s.events.record(obj, obj.Status.LastAppliedRevision, false, v1alpha1.PruneFailedReason, err.Error())
+			return s.transient(err, delivered, nil)
+		}
+		deleted, err := s.pruneAll(ctx, cluster, obj)
+		if err != nil {
+			s.events.record(obj, obj.Status.LastAppliedRevision, false, v1alpha1.PruneFailedReason, err.Error())
+			return s.transient(err, delivered, nil)
+		}
+		if deleted != nil && len(deleted.Entries) > 0 {
+			s.events.record(obj, obj.Status.LastAppliedRevision, true, "Pruned", changeSummary(deleted.ToGroupedMap()))
+		}
+	}
+	orig := obj.DeepCopy()
+	controllerutil.RemoveFinalizer(obj, v1alpha1.KCLRunFinalizer)
+	if err := s.client.Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
+		return s.transient(fmt.Errorf("removing finalizer: %w", err), delivered, nil)
+	}
+	key := client.ObjectKeyFromObject(obj)
+	s.forget(ctx, key)
+	return Outcome{Result: ResultDeleted}
+}
+
+// forget drops what the applier keeps about a KCLRun that is gone.
+func (s *Service) forget(ctx context.Context, key types.NamespacedName) {
+	s.dropFingerprint(ctx, key)
+	s.metrics.forget(key)
+}
+
+// transient retries with exponential backoff, bounded by the retry interval.
+func (s *Service) transient(err error, delivered uint64, obj *v1alpha1.KCLRun) Outcome {
+	limit := s.cfg.MaxBackoff
+	if obj != nil {
+		markNotReady(obj, meta.ReconciliationFailedReason, err.Error())
+		if ri := obj.GetRetryInterval(); ri > 0 && ri < limit {
+			limit = ri
+		}
+	}
+	return Outcome{Result: ResultFailed, Err: err, RetryAfter: backoff(int(delivered), limit)}
+}
+
+// stalled ends retries: only a change of the KCLRun can fix it.
+func (s *Service) stalled(obj *v1alpha1.KCLRun, reason string, err error) Outcome {
+	conditions.MarkStalled(obj, reason, "%s", err.Error())
+	conditions.MarkFalse(obj, meta.ReadyCondition, reason, "%s", err.Error())
+	conditions.Delete(obj, meta.ReconcilingCondition)
+	return Outcome{Result: ResultStalled, Err: err}
+}
+
+func markNotReady(obj *v1alpha1.KCLRun, reason, msg string) {
+	conditions.MarkFalse(obj, meta.ReadyCondition, reason, "%s", msg)
+	conditions.Delete(obj, meta.ReconcilingCondition)
+	conditions.Delete(obj, meta.StalledCondition)
+}
+
+func reasonOf(obj *v1alpha1.KCLRun) string {
+	if r := conditions.GetReason(obj, meta.ReadyCondition); r != "" {
+		return r
+	}
+	return meta.ReconciliationFailedReason
+}
+
+// patchStatus writes the status when it changed, and only then: a no-op
+// reconcile costs no apiserver write.
+func (s *Service) patchStatus(ctx context.Context, orig, obj *v1alpha1.KCLRun) error {
+	if equality.Semantic.DeepEqual(orig.Status, obj.Status) {
+		return nil
+	}
+	return s.client.Status().Patch(ctx, obj, client.MergeFrom(orig), client.FieldOwner(FieldManager))
+}
+
+func mergeInventories(a, b *v1alpha1.ResourceInventory) *v1alpha1.ResourceInventory {
+	out := inventory.New()
+	seen := map[string]bool{}
+	for _, inv := range []*v1alpha1.ResourceInventory{a, b} {
+		if inv == nil {
+			continue
+		}
+		for _, e := range inv.Entries {
+			if !seen[e.ID] {
+				seen[e.ID] = true
+				out.Entries = append(out.Entries, e)
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,292 @@
+package applier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/services/applier/drift"
+	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
+)
+
+// Bucket names of the applier's JetStream key-value state.
+const (
+	LeaseBucket       = "FKC_APPLIER_LEASES_V1"
+	FingerprintBucket = "FKC_APPLIER_APPLIED_V1"
+)
+
+// Deps are the applier's injected collaborators.
+type Deps struct {
+	// RESTConfig reaches the cluster the KCLRuns live in; impersonated copies
+	// of it apply the objects.
+	RESTConfig *rest.Config
+	// Client reads and writes KCLRuns, sources and arguments; nil builds one from RESTConfig.
+	Client client.Client
+	// NATS carries the reconcile requests and the leases.
+	NATS *nats.Conn
+	// Compiler and Resolver are the workers: a *workerclient.Client for both.
+	Compiler Compiler
+	// Resolver may be nil: programs are then compiled without image-policy substitutions.
+	Resolver Resolver
+	// Registerer receives the gotk_* metrics; nil uses a private registry served on MetricsAddr.
+	Registerer prometheus.Registerer
+	// Logger of the service.
+	Logger logr.Logger
+	// Hooks observe reconciles (tests and instrumentation); zero value is fine.
+	Hooks Hooks
+}
+
+// Hooks are called around every reconcile that holds the KCLRun's lease.
+type Hooks struct {
+	// Enter runs when a reconcile starts writing for key ("namespace/name").
+	Enter func(key string)
+	// Exit runs when that reconcile stops, before the message is acked.
+	Exit func(key string, out Outcome)
+}
+
+// Service is the applier.
+type Service struct {
+	cfg      Config
+	log      logr.Logger
+	client   client.Client
+	rest     *rest.Config
+	scheme   *runtime.Scheme
+	js       jetstream.JetStream
+	compiler Compiler
+	resolver Resolver
+	hooks    Hooks
+
+	leases       *lease.Leases
+	fingerprints jetstream.KeyValue
+	publisher    *reconcilerequest.Publisher
+	clusters     *clusterClients
+	events       *eventRecorder
+	metrics      *metrics
+	registry     *prometheus.Registry
+	drift        *drift.Watcher
+
+	ready sync.Once
+	isUp  chan struct{}
+}
+
+// NewScheme holds every type the applier reads.
+func NewScheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{
+		clientgoscheme.AddToScheme, v1alpha1.AddToScheme, sourcev1.AddToScheme, imagev1.AddToScheme,
+	} {
+		if err := add(s); err != nil {
+			return nil, fmt.Errorf("building scheme: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// New checks the configuration and wires the service; Run starts it.
+func New(cfg Config, deps Deps) (*Service, error) {
+	if cfg.Concurrent < 1 {
+		return nil, fmt.Errorf("--concurrent must be at least 1, got %d", cfg.Concurrent)
+	}
+	if cfg.LeaseTTL < 3*time.Second {
+		return nil, fmt.Errorf("--lease-ttl must be at least 3s, got %s", cfg.LeaseTTL)
+	}
+	if deps.RESTConfig == nil || deps.NATS == nil || deps.Compiler == nil {
+		return nil, errors.New("applier needs a REST config, a NATS connection and a compiler client")
+	}
+	if cfg.InstanceName == "" {
+		cfg.InstanceName = DefaultConfig().InstanceName
+	}
+	if cfg.MaxBackoff <= 0 {
+		cfg.MaxBackoff = DefaultConfig().MaxBackoff
+	}
+	if deps.Logger.GetSink() == nil {
+		// Flux's event recorder calls the sink directly; give it a silent one.
+		deps.Logger = funcr.New(func(string, string) {}, funcr.Options{})
+	}
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	c := deps.Client
+	if c == nil {
+		c, err = client.New(deps.RESTConfig, client.Options{Scheme: scheme})
+		if err != nil {
+			return nil, fmt.Errorf("building Kubernetes client: %w", err)
+		}
+	}
+	js, err := jetstream.New(deps.NATS)
+	if err != nil {
+		return nil, fmt.Errorf("opening JetStream: %w", err)
+	}
+	s := &Service{
+		cfg: cfg, log: deps.Logger, client: c, rest: deps.RESTConfig, scheme: scheme, js: js,
+		compiler: deps.Compiler, resolver: deps.Resolver, hooks: deps.Hooks,
+		publisher: reconcilerequest.NewPublisher(js),
+		isUp:      make(chan struct{}),
+	}
+	s.clusters = newClusterClients(deps.RESTConfig, scheme)
+
+	s.registry = prometheus.NewRegistry()
+	reg := deps.Registerer
+	if reg == nil {
+		reg = s.registry
+	}
+	if s.metrics, err = newMetrics(reg); err != nil {
+		return nil, err
+	}
+	if s.events, err = newEventRecorder(deps.Logger, deps.RESTConfig, scheme, cfg.EventsAddr); err != nil {
+		return nil, err
+	}
+	if cfg.DriftDetection {
+		s.drift, err = drift.New(deps.RESTConfig, drift.Options{
+			OwnerGroup:   v1alpha1.GroupVersion.Group,
+			FieldManager: FieldManager,
+			Logger:       deps.Logger.WithName("drift"),
+			OnDrift:      s.onDrift,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Up is closed once Run consumes requests.
+func (s *Service) Up() <-chan struct{} { return s.isUp }
+
+// Run consumes reconcile requests until ctx ends.
+func (s *Service) Run(ctx context.Context) error {
+	if err := s.openState(ctx); err != nil {
+		return err
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	s.serveHTTP(ctx, &wg)
+	s.events.start(ctx, &wg)
+	if s.drift != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.drift.Run(ctx)
+		}()
+	}
+	return s.consume(ctx, &wg)
+}
+
+// openState binds the stream, the consumer and the KV buckets, retrying while
+// NATS is unavailable so that a replica can start before the server.
+func (s *Service) openState(ctx context.Context) error {
+	var err error
+	for attempt := 0; ; attempt++ {
+		err = s.tryOpenState(ctx)
+		if err == nil {
+			return nil
+		}
+		s.log.Error(err, "JetStream not ready, retrying")
+		select {
+		case <-ctx.Done():
+			return errors.Join(ctx.Err(), err)
+		case <-time.After(backoff(attempt, 10*time.Second)):
+		}
+	}
+}
+
+func (s *Service) tryOpenState(ctx context.Context) error {
+	var opts []reconcilerequest.StreamOption
+	if s.cfg.JetStreamReplicas > 1 {
+		opts = append(opts, reconcilerequest.WithReplicas(s.cfg.JetStreamReplicas))
+	}
+	if _, err := reconcilerequest.EnsureStream(ctx, s.js, opts...); err != nil {
+		return err
+	}
+	if _, err := reconcilerequest.EnsureConsumer(ctx, s.js); err != nil {
+		return err
+	}
+	leases, err := lease.Open(ctx, s.js, lease.Config{
+		Bucket: LeaseBucket, TTL: s.cfg.LeaseTTL, Holder: s.cfg.InstanceName, Replicas: s.cfg.JetStreamReplicas,
+	})
+	if err != nil {
+		return err
+	}
+	fp, err := s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
+		Bucket:      FingerprintBucket,
+		Description: "flux-kcl-controller: inputs of the last successful apply per KCLRun",
+		History:     1,
+		Storage:     jetstream.FileStorage,
+		Replicas:    max(1, s.cfg.JetStreamReplicas),
+	})
+	if err != nil {
+		return fmt.Errorf("opening bucket %s: %w", FingerprintBucket, err)
+	}
+	s.leases, s.fingerprints = leases, fp
+	return nil
+}
+
+func (s *Service) serveHTTP(ctx context.Context, wg *sync.WaitGroup) {
+	serve := func(addr string, h http.Handler) {
+		if addr == "" {
+			return
+		}
+		srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				s.log.Error(err, "HTTP server failed", "addr", addr)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			<-ctx.Done()
+			shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
+			defer done()
+			_ = srv.Shutdown(shutdownCtx)
+		}()
+	}
+	serve(s.cfg.MetricsAddr, promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
+	health := http.NewServeMux()
+	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case <-s.isUp:
+			w.WriteHeader(http.StatusOK)
+		default:
+			http.Error(w, "not consuming yet", http.StatusServiceUnavailable)
+		}
+	})
+	serve(s.cfg.HealthAddr, health)
+}
+
+// Scheme returns the scheme the applier's clients use.
+func (s *Service) Scheme() *runtime.Scheme { return s.scheme }
+
+// eventTypeFor maps success to Normal and failure to Warning.
+func eventTypeFor(ok bool) string {
+	if ok {
+		return corev1.EventTypeNormal
+	}
+	return corev1.EventTypeWarning
+}

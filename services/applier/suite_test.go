@@ -1,0 +1,439 @@
+package applier_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	eventv1 "github.com/fluxcd/pkg/apis/event/v1"
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go/jetstream"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/services/applier"
+	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
+	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
+)
+
+// The package shares one apiserver, one NATS server, one artifact server, the
+// real workers in process and one applier; tests that need more appliers start
+// them. Every applier reports to the same tracker, so every test also checks
+// that no two reconciles of one KCLRun ever overlapped.
+var (
+	env       *kube.Env
+	nats      *natsserver.Server
+	artifacts *artifactserver.Server
+	workers   *workerclient.Client
+	tracker   = newTracker()
+	writes    = &writeCounter{}
+	events    = newEventSink()
+)
+
+// maxArtifactBytes is the compiler's artifact size limit in these tests.
+const maxArtifactBytes = 1 << 20
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var err error
+	if env, err = kube.Start(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = env.Stop() }()
+	if nats, err = natsserver.Start(natsserver.Options{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer nats.Shutdown()
+	if artifacts, err = artifactserver.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer artifacts.Close()
+	receiver := httptest.NewServer(events)
+	defer receiver.Close()
+
+	compilerCfg := compiler.DefaultConfig()
+	compilerCfg.GRPCAddr, compilerCfg.MetricsAddr, compilerCfg.HealthAddr = "", "", ""
+	compilerCfg.ArtifactMaxBytes = maxArtifactBytes
+	compilerSvc, err := compiler.New(compilerCfg, compiler.Deps{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	resolverCfg := resolver.DefaultConfig()
+	resolverCfg.GRPCAddr, resolverCfg.MetricsAddr, resolverCfg.HealthAddr = "", "", ""
+	resolverSvc, err := resolver.New(resolverCfg, resolver.Deps{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if workers, err = workerclient.NewInProcess(compilerSvc, resolverSvc); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer workers.Close()
+
+	stop, err := startApplier(ctx, "applier-0", receiver.URL)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer stop()
+	return m.Run()
+}
+
+// startApplier runs one more applier replica until stop is called.
+func startApplier(ctx context.Context, name, eventsAddr string) (stop func(), err error) {
+	nc, err := nats.Connect()
+	if err != nil {
+		return nil, err
+	}
+	cfg := applier.DefaultConfig()
+	cfg.MetricsAddr, cfg.HealthAddr = "", ""
+	cfg.InstanceName = name
+	cfg.EventsAddr = eventsAddr
+	cfg.RequeueDependency = 2 * time.Second
+	cfg.MaxBackoff = 4 * time.Second
+	cfg.LeaseTTL = 6 * time.Second
+	restCfg := rest.CopyConfig(env.Config)
+	restCfg.WrapTransport = writes.wrap
+	restCfg.QPS, restCfg.Burst = 200, 400
+	svc, err := applier.New(cfg, applier.Deps{
+		RESTConfig: restCfg,
+		NATS:       nc,
+		Compiler:   workers,
+		Resolver:   workers,
+		Logger:     logr.Discard(),
+		Hooks:      applier.Hooks{Enter: tracker.enter, Exit: tracker.exit},
+	})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := svc.Run(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "applier:", err)
+		}
+	}()
+	select {
+	case <-svc.Up():
+	case <-time.After(time.Minute):
+		cancel()
+		return nil, fmt.Errorf("applier %s did not start", name)
+	}
+	return func() {
+		cancel()
+		<-done
+		nc.Close()
+	}, nil
+}
+
+// tracker records every reconcile the appliers run.
+type reconcileTracker struct {
+	mu       sync.Mutex
+	inside   map[string]int
+	overlaps []string
+	outcomes map[string][]applier.Outcome
+}
+
+func newTracker() *reconcileTracker {
+	return &reconcileTracker{inside: map[string]int{}, outcomes: map[string][]applier.Outcome{}}
+}
+
+func (t *reconcileTracker) enter(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.inside[key]++
+	if t.inside[key] > 1 {
+		t.overlaps = append(t.overlaps, key)
+	}
+}
+
+func (t *reconcileTracker) exit(key string, out applier.Outcome) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.inside[key]--
+	t.outcomes[key] = append(t.outcomes[key], out)
+}
+
+// count is the number of finished reconciles of key.
+func (t *reconcileTracker) count(key string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.outcomes[key])
+}
+
+// last is the latest outcome of key.
+func (t *reconcileTracker) last(key string) applier.Outcome {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	o := t.outcomes[key]
+	if len(o) == 0 {
+		return applier.Outcome{}
+	}
+	return o[len(o)-1]
+}
+
+func (t *reconcileTracker) overlapping() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]string(nil), t.overlaps...)
+}
+
+// writeCounter counts the appliers' mutating apiserver requests.
+type writeCounter struct{ n atomic.Int64 }
+
+func (w *writeCounter) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+		default:
+			w.n.Add(1)
+		}
+		return rt.RoundTrip(r)
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// eventSink is a Flux notification receiver: it decodes every event POSTed.
+type eventSink struct {
+	mu     sync.Mutex
+	events []eventv1.Event
+}
+
+func newEventSink() *eventSink { return &eventSink{} }
+
+func (s *eventSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var e eventv1.Event
+	if err := json.Unmarshal(body, &e); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// forObject returns the events received for one KCLRun.
+func (s *eventSink) forObject(namespace, name string) []eventv1.Event {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []eventv1.Event
+	for _, e := range s.events {
+		if e.InvolvedObject.Namespace == namespace && e.InvolvedObject.Name == name {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// --- fixtures ---
+
+var requestSeq atomic.Int64
+
+// request publishes a reconcile request, as the watcher would.
+func request(t testing.TB, namespace, name string, reason reconcilerequest.Reason) {
+	t.Helper()
+	nc, err := nats.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := fmt.Sprintf("test/%s/%s/%d", namespace, name, requestSeq.Add(1))
+	req := reconcilerequest.Request{Namespace: namespace, Name: name, Reason: reason}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := reconcilerequest.NewPublisher(js).Publish(ctx, req, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func newNamespace(t testing.TB) string {
+	t.Helper()
+	ns, err := env.CreateNamespace(context.Background(), "applier")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ns
+}
+
+var revisionSeq atomic.Int64
+
+// publishProgram serves main.k as a new artifact revision of the source
+// (created on first use) and points the source's status at it.
+func publishProgram(t testing.TB, namespace, source, mainK string) *meta.Artifact {
+	t.Helper()
+	n := revisionSeq.Add(1)
+	path := artifactserver.ArtifactPath("GitRepository", namespace, source, fmt.Sprintf("rev-%d.tar.gz", n))
+	artifact, err := artifacts.PublishFiles(path, map[string]string{"main.k": mainK}, fmt.Sprintf("main@sha1:%040d", n))
+	if err != nil {
+		t.Fatal(err)
+	}
+	setArtifact(t, namespace, source, artifact)
+	return artifact
+}
+
+func setArtifact(t testing.TB, namespace, source string, artifact *meta.Artifact) {
+	t.Helper()
+	ctx := context.Background()
+	obj, err := artifactserver.NewSource("GitRepository", namespace, source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Client.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+		if _, err := artifactserver.CreateSource(ctx, env.Client, "GitRepository", namespace, source, artifact); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if err := artifactserver.SetArtifact(ctx, env.Client, obj, artifact); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// createKCLRun creates a KCLRun of the GitRepository named source.
+func createKCLRun(t testing.TB, namespace, name, source string, mutate ...func(*v1alpha1.KCLRun)) *v1alpha1.KCLRun {
+	t.Helper()
+	obj := &v1alpha1.KCLRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
+		Spec: v1alpha1.KCLRunSpec{
+			SourceRef: v1alpha1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: source},
+			Interval:  metav1.Duration{Duration: 10 * time.Minute},
+			Prune:     true,
+		},
+	}
+	for _, m := range mutate {
+		m(obj)
+	}
+	if err := env.Client.Create(context.Background(), obj); err != nil {
+		t.Fatal(err)
+	}
+	request(t, namespace, name, reconcilerequest.ReasonCreated)
+	return obj
+}
+
+func getKCLRun(g Gomega, namespace, name string) *v1alpha1.KCLRun {
+	obj := &v1alpha1.KCLRun{}
+	g.Expect(env.Client.Get(context.Background(), types.NamespacedName{Namespace: namespace, Name: name}, obj)).To(Succeed())
+	return obj
+}
+
+// readyAt waits until the KCLRun applied revision.
+func readyAt(t testing.TB, namespace, name, revision string) *v1alpha1.KCLRun {
+	t.Helper()
+	g := NewWithT(t)
+	var obj *v1alpha1.KCLRun
+	g.Eventually(func(g Gomega) {
+		obj = getKCLRun(g, namespace, name)
+		ready := readyCondition(obj)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Status).To(Equal(metav1.ConditionTrue), ready.Message)
+		g.Expect(obj.Status.LastAppliedRevision).To(Equal(revision))
+		g.Expect(obj.Status.ObservedGeneration).To(Equal(obj.Generation))
+	}, 2*time.Minute, 200*time.Millisecond).Should(Succeed())
+	return obj
+}
+
+func readyCondition(obj *v1alpha1.KCLRun) *metav1.Condition {
+	for i := range obj.Status.Conditions {
+		if obj.Status.Conditions[i].Type == meta.ReadyCondition {
+			return &obj.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+func assertNoOverlap(t testing.TB) {
+	t.Helper()
+	if o := tracker.overlapping(); len(o) > 0 {
+		t.Fatalf("reconciles overlapped for %v", o)
+	}
+}
+
+// webApp is a program rendering a Deployment and, when withService, a Service.
+func webApp(replicas int, withService bool) string {
+	prog := fmt.Sprintf(`items = [
+    {
+        apiVersion = "apps/v1"
+        kind = "Deployment"
+        metadata = {name = "web"}
+        spec = {
+            replicas = %d
+            selector = {matchLabels = {app = "web"}}
+            template = {
+                metadata = {labels = {app = "web"}}
+                spec = {containers = [{name = "web", image = "nginx:1.27"}]}
+            }
+        }
+    }
+`, replicas)
+	if withService {
+		prog += `    {
+        apiVersion = "v1"
+        kind = "Service"
+        metadata = {name = "web"}
+        spec = {
+            selector = {app = "web"}
+            ports = [{port = 80, targetPort = 8080}]
+        }
+    }
+`
+	}
+	return prog + "]\n"
+}
+
+// configMap is a program rendering one ConfigMap carrying value.
+func configMap(name, value string) string {
+	return fmt.Sprintf(`items = [{
+    apiVersion = "v1"
+    kind = "ConfigMap"
+    metadata = {name = %q}
+    data = {value = %q}
+}]
+`, name, value)
+}
+
+func objectMeta(namespace, name string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Namespace: namespace, Name: name}
+}

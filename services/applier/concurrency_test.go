@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/onsi/gomega"
 	"github.com/nats-io/nats.go/jetstream"
+	. "github.com/onsi/gomega"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 )

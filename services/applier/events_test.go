@@ -3,8 +3,8 @@ package applier_test
 import (
 	"testing"
 
-	"github.com/fluxcd/pkg/apis/meta"
 	eventv1 "github.com/fluxcd/pkg/apis/event/v1"
+	"github.com/fluxcd/pkg/apis/meta"
 	. "github.com/onsi/gomega"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"

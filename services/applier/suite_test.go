@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fluxcd/pkg/apis/meta"
 	eventv1 "github.com/fluxcd/pkg/apis/event/v1"
+	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
@@ -437,3 +437,5 @@ func configMap(name, value string) string {
 func objectMeta(namespace, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: namespace, Name: name}
 }
+
+type metaRef = meta.NamespacedObjectReference

@@ -291,38 +291,43 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			return nil, err
 		}
 	}
-	// Config keys the body did not assign.
+	// Config keys the body did not assign: placeholders of attributes take the
+	// config value; other keys need an index signature.
+	var relaxedKeys []string
 	for _, ent := range config.Entries() {
-		if v, ok := f.inst.Get(ent.Key); ok && !value.IsUndefined(v) {
+		if v, ok := f.inst.Get(ent.Key); ok {
+			if value.IsUndefined(v) {
+				f.inst.SetEntry(value.Entry{Key: ent.Key, Value: ent.Value, Op: ent.Op, Index: ent.Index})
+			}
 			continue
 		}
-		if _, declared := def.attrTypes[ent.Key]; !declared && def.indexSig == nil && def.rule == nil {
+		if def.indexSig == nil && def.rule == nil {
 			return nil, errorAt(pos, KindCompile, "Cannot add member '%s' to schema '%s'", ent.Key, def.name)
 		}
-		v := ent.Value
-		if def.indexSig != nil && def.indexSig.Value != nil {
-			ie := def.indexEnv
-			if def.indexSig.KeyName != nil {
-				ie = ie.withLocals(map[string]value.Value{def.indexSig.KeyName.Value: value.Str(ent.Key)})
-			}
-			dv, err := in.eval(ie, def.indexSig.Value)
-			if err != nil {
+		relaxedKeys = append(relaxedKeys, ent.Key)
+	}
+	checked := false
+	if def.indexSig != nil && def.indexSig.KeyName != nil {
+		// As the runtime does: bind the key name as an attribute while each
+		// relaxed key is added and checked, then swap-remove it.
+		keyName := def.indexSig.KeyName.Value
+		for _, k := range relaxedKeys {
+			f.inst.Set(keyName, value.Str(k))
+			if err := in.addRelaxed(f, k, pos); err != nil {
 				return nil, err
 			}
-			if v, err = in.union(dv, v, pos); err != nil {
+			if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
 				return nil, err
 			}
 		}
-		if def.indexSig != nil {
-			if _, declared := def.attrTypes[ent.Key]; !declared && def.indexSig.ValueTy != nil {
-				var err error
-				v, err = in.convertType(def.indexEnv, v, def.indexSig.ValueTy, lineOnly(pos))
-				if err != nil {
-					return nil, err
-				}
+		f.inst.Delete(keyName)
+		checked = true
+	} else {
+		for _, k := range relaxedKeys {
+			if err := in.addRelaxed(f, k, pos); err != nil {
+				return nil, err
 			}
 		}
-		f.inst.Set(ent.Key, v)
 	}
 	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: config, Args: args, Kwargs: kwargs}
 	for _, ent := range config.Entries() {
@@ -339,8 +344,10 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			return nil, err
 		}
 	}
-	if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
-		return nil, err
+	if !checked {
+		if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
+			return nil, err
+		}
 	}
 	if def.rule != nil {
 		return value.True, nil
@@ -695,5 +702,36 @@ func checkParams(a *syntax.Arguments) error {
 			return errorAt(p.Pos(), KindIllegalParameter, "non-default argument follows default argument")
 		}
 	}
+	return nil
+}
+
+// addRelaxed adds a config key that is not an attribute through the index
+// signature: its default (if any) combined with the config entry, checked
+// against the value type.
+func (in *Interp) addRelaxed(f *schemaFrame, key string, pos syntax.Position) error {
+	ent, _ := f.config.Entry(key)
+	sig := f.def.indexSig
+	if sig == nil {
+		f.inst.SetEntry(ent)
+		return nil
+	}
+	var dv value.Value = value.Undefined
+	if sig.Value != nil {
+		ie := &env{file: f.def.indexEnv.file, pkg: f.def.indexEnv.pkg, schema: f}
+		var err error
+		if dv, err = in.eval(ie, sig.Value); err != nil {
+			return err
+		}
+	}
+	v, err := in.applyEntry(dv, ent, pos)
+	if err != nil {
+		return err
+	}
+	if sig.ValueTy != nil {
+		if v, err = in.convertType(f.def.indexEnv, v, sig.ValueTy, lineOnly(pos)); err != nil {
+			return err
+		}
+	}
+	f.inst.SetEntry(value.Entry{Key: key, Value: v, Op: ent.Op, Index: ent.Index})
 	return nil
 }

@@ -119,6 +119,7 @@ func (p *parser) parseExprOrAssignStmt(inSchema bool) Stmt {
 			ident := p.exprAsIdentifier(targets[0], startTok)
 			ident.Ctx = Store
 			st := &UnificationStmt{Target: ident, Value: se.(*SchemaExpr)}
+			// The official extent includes the line breaks after the statement.
 			p.skipNewlines()
 			st.SetSpan(start, p.endPos())
 			return st
@@ -655,8 +656,10 @@ func (p *parser) parseSchemaAttribute() Stmt {
 	if attr.Op != AugNone {
 		attr.Value = p.parseExpr()
 	}
-	attr.SetSpan(start, p.endPos())
+	// Like the official parser, the attribute's extent includes the line breaks
+	// after it.
 	p.skipNewlines()
+	attr.SetSpan(start, p.endPos())
 	return attr
 }
 

@@ -85,6 +85,13 @@ func (p *parser) splitComments(raw []Token) []Token {
 
 // posAt converts an absolute byte offset into a position.
 func (p *parser) posAt(off int) Position {
+	if off >= len(p.src) && off > 0 && p.src[len(p.src)-1] == '\n' {
+		// The end of input sits on the last line (see scanAll).
+		pos := p.posAt(len(p.src) - 1)
+		pos.Col++
+		pos.Offset = len(p.src)
+		return pos
+	}
 	line := sort.Search(len(p.lineStarts), func(i int) bool { return p.lineStarts[i] > off }) - 1
 	if line < 0 {
 		line = 0

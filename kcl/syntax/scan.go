@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -144,6 +145,13 @@ func (s *scanner) scanAll() []Token {
 	for s.pos < len(s.src) {
 		s.next()
 	}
+	// The official engine places the end of input on the line of the last
+	// character, even when that character is a line break.
+	if n := len(s.src); n > 0 && s.src[n-1] == '\n' {
+		start := bytes.LastIndexByte(s.src[:n-1], '\n') + 1
+		s.line--
+		s.lineStart = start
+	}
 	if !s.newLine {
 		s.newLine = true
 		s.emitZero(NEWLINE, s.pos)
@@ -252,7 +260,12 @@ func (s *scanner) next() {
 		return
 	case c == '\n':
 		s.pos++
-		s.emit(NEWLINE, start)
+		nl := s.emit(NEWLINE, start)
+		// A line break ends at the start of the next line, except at the end
+		// of input (see scanAll).
+		if s.pos < len(s.src) {
+			nl.EndLine, nl.EndCol = nl.Line+1, 1
+		}
 		s.line++
 		s.lineStart = s.pos
 		s.newLine = true

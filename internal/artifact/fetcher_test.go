@@ -248,3 +248,43 @@ func randomish(seed uint32, n int) string {
 	}
 	return string(b)
 }
+
+func TestCancelledCallerDoesNotAbortTheSharedDownload(t *testing.T) {
+	g := NewWithT(t)
+	s := artifactserver.StartT(t)
+	a, path := publish(t, s, "slow", map[string]string{"main.k": "a = 1\n"})
+	f := newFetcher(t, artifact.Options{})
+
+	release := s.Hold(path)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := f.Fetch(ctx, refOf(a))
+		errc <- err
+	}()
+	cancel()
+	g.Expect(<-errc).To(MatchError(context.Canceled))
+
+	release()
+	dir, err := f.Fetch(context.Background(), refOf(a))
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(filepath.Join(dir, "main.k")).To(BeARegularFile())
+	g.Expect(s.Downloads(path)).To(Equal(1))
+}
+
+func TestServerErrorsAreNotCached(t *testing.T) {
+	g := NewWithT(t)
+	s := artifactserver.StartT(t)
+	a, path := publish(t, s, "flaky", map[string]string{"main.k": "a = 1\n"})
+	f := newFetcher(t, artifact.Options{})
+
+	s.SetStatus(path, 503)
+	_, err := f.Fetch(context.Background(), refOf(a))
+	// retryablehttp reports 5xx as giving up, without the status.
+	g.Expect(err).To(MatchError(ContainSubstring("giving up")))
+	g.Expect(err).To(MatchError(ContainSubstring(a.URL)))
+
+	s.SetStatus(path, 0)
+	_, err = f.Fetch(context.Background(), refOf(a))
+	g.Expect(err).NotTo(HaveOccurred())
+}

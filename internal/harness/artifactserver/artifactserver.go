@@ -11,6 +11,8 @@
 //	err = s.Replace(path, data)  // change served bytes but not the returned artifact (digest mismatch)
 //	err = s.Remove(path)         // make it 404
 //	n := s.Downloads(path)       // completed GETs of path, to prove caching
+//	s.SetStatus(path, 503)       // fail requests for path until SetStatus(path, 0)
+//	release := s.Hold(path)      // requests for path wait until release()
 //	data, err := artifactserver.TarGz(files)  // deterministic tar.gz of name → content
 //
 // and, with a controller-runtime client on an apiserver that has the Flux source CRDs:
@@ -47,6 +49,8 @@ type Server struct {
 
 	mu        sync.Mutex
 	downloads map[string]int
+	statuses  map[string]int
+	holds     map[string]chan struct{}
 }
 
 // Start serves a new empty storage dir on a loopback port.
@@ -55,13 +59,28 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating artifact storage dir: %w", err)
 	}
-	s := &Server{root: root, downloads: map[string]int{}}
+	s := &Server{root: root, downloads: map[string]int{}, statuses: map[string]int{}, holds: map[string]chan struct{}{}}
 	files := http.FileServer(http.Dir(root))
 	s.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path := strings.TrimPrefix(r.URL.Path, "/")
+		s.mu.Lock()
+		status, hold := s.statuses[path], s.holds[path]
+		s.mu.Unlock()
+		if hold != nil {
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if status != 0 {
+			http.Error(w, http.StatusText(status), status)
+			return
+		}
 		files.ServeHTTP(w, r)
 		if r.Method == http.MethodGet {
 			s.mu.Lock()
-			s.downloads[strings.TrimPrefix(r.URL.Path, "/")]++
+			s.downloads[path]++
 			s.mu.Unlock()
 		}
 	}))
@@ -85,8 +104,14 @@ func (s *Server) URL() string { return s.http.URL }
 // Root is the storage dir served.
 func (s *Server) Root() string { return s.root }
 
-// Close stops serving and removes the storage dir.
+// Close releases held requests, stops serving and removes the storage dir.
 func (s *Server) Close() {
+	s.mu.Lock()
+	for path, ch := range s.holds {
+		close(ch)
+		delete(s.holds, path)
+	}
+	s.mu.Unlock()
 	s.http.Close()
 	_ = os.RemoveAll(s.root)
 }
@@ -153,6 +178,39 @@ func (s *Server) Remove(path string) error {
 		return fmt.Errorf("removing artifact %s: %w", path, err)
 	}
 	return nil
+}
+
+// SetStatus makes requests for path fail with the HTTP status code (such as 500 or 503)
+// until it is set back to 0.
+func (s *Server) SetStatus(path string, code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if code == 0 {
+		delete(s.statuses, path)
+	} else {
+		s.statuses[path] = code
+	}
+}
+
+// Hold makes requests for path wait until release is called (or the client gives up), to
+// test slow sources, cancellation and concurrent callers deterministically. release is
+// idempotent.
+func (s *Server) Hold(path string) (release func()) {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.holds[path] = ch
+	s.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.holds[path] == ch { // not already released by Close
+				delete(s.holds, path)
+				close(ch)
+			}
+		})
+	}
 }
 
 // Downloads counts the GET requests served for path.

@@ -33,10 +33,18 @@ func TestOfficialASTSpans(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<20), 64<<20)
-	var same, differ, skipped int
+	var same, differ, skipped, errSame, errDiffer int
 	shown := 0
 	for sc.Scan() {
-		var rec struct{ Path, Ast string }
+		var rec struct {
+			Path, Ast string
+			Errors    []struct {
+				Messages []struct {
+					Msg string
+					Pos struct{ Line, Column int }
+				}
+			}
+		}
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil || rec.Ast == "" {
 			skipped++
 			continue
@@ -47,8 +55,22 @@ func TestOfficialASTSpans(t *testing.T) {
 			continue
 		}
 		m, errs := ParseFileAll(rec.Path, src)
-		if len(errs) > 0 {
-			skipped++
+		if len(errs) > 0 || len(rec.Errors) > 0 {
+			var want, got []string
+			for _, e := range rec.Errors {
+				for _, msg := range e.Messages {
+					want = append(want, fmt.Sprintf("%d:%d %s", msg.Pos.Line, msg.Pos.Column+1, msg.Msg))
+				}
+			}
+			for _, e := range errs {
+				got = append(got, fmt.Sprintf("%d:%d %s", e.Pos.Line, e.Pos.Col, e.Msg))
+			}
+			if fmt.Sprint(want) == fmt.Sprint(got) {
+				errSame++
+			} else {
+				errDiffer++
+				t.Logf("%s errors\n    official: %q\n    ours:     %q", rec.Path, want, got)
+			}
 			continue
 		}
 		var tree any
@@ -79,7 +101,8 @@ func TestOfficialASTSpans(t *testing.T) {
 			t.Logf("%s\n    only official: %v\n    only ours:     %v", rec.Path, head(missing), head(extra))
 		}
 	}
-	t.Logf("files with identical node extents: %d, differing: %d, skipped: %d", same, differ, skipped)
+	t.Logf("files with identical node extents: %d, differing: %d, skipped: %d; files with syntax errors: same errors %d, differing %d",
+		same, differ, skipped, errSame, errDiffer)
 }
 
 func head(s []string) []string {

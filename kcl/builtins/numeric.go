@@ -162,18 +162,18 @@ func pow(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.K
 		switch b := y.(type) {
 		case value.Int:
 			if b >= 0 {
-				return value.Int(saturatingInt(math.Pow(float64(a), float64(b)))), nil
+				return value.Int(saturatingInt(value.LibmPow(float64(a), float64(b)))), nil
 			}
-			return value.Float(math.Pow(float64(a), float64(b))), nil
+			return value.Float(value.LibmPow(float64(a), float64(b))), nil
 		case value.Float:
-			return value.Float(math.Pow(float64(a), float64(b))), nil
+			return value.Float(value.LibmPow(float64(a), float64(b))), nil
 		}
 	case value.Float:
 		switch b := y.(type) {
 		case value.Int:
-			return value.Float(math.Pow(float64(a), float64(b))), nil
+			return value.Float(value.LibmPow(float64(a), float64(b))), nil
 		case value.Float:
-			return value.Float(math.Pow(float64(a), float64(b))), nil
+			return value.Float(value.LibmPow(float64(a), float64(b))), nil
 		}
 	}
 	return value.Undefined, nil
@@ -209,16 +209,16 @@ func round(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 		var y, pow1, pow2 float64
 		if ndigits >= 0 {
 			if ndigits > 22 {
-				pow1, pow2 = math.Pow(10, float64(ndigits-22)), 1e22
+				pow1, pow2 = value.LibmPow(10, float64(ndigits-22)), 1e22
 			} else {
-				pow1, pow2 = math.Pow(10, float64(ndigits)), 1
+				pow1, pow2 = value.LibmPow(10, float64(ndigits)), 1
 			}
 			y = number * pow1 * pow2
 			if math.IsInf(y, 0) || math.IsNaN(y) {
 				return value.Float(number), nil
 			}
 		} else {
-			pow1 = math.Pow(10, float64(-ndigits))
+			pow1 = value.LibmPow(10, float64(-ndigits))
 			y = number / pow1
 		}
 		z := roundHalfAway(y)

@@ -60,15 +60,15 @@ func init() {
 			ip, frac := math.Modf(f)
 			return value.NewList([]value.Value{value.Float(frac), value.Float(ip)})
 		})
-	i, f := fl(math.Exp)
+	i, f := fl(value.LibmExp)
 	unary("exp", i, f)
-	i, f = fl(math.Expm1)
+	i, f = fl(value.LibmExpm1)
 	unary("expm1", i, f)
 	// the runtime computes ln(1 + (x + 1)) here; keep its results
 	i, f = fl(func(x float64) float64 { return math.Log1p(x + 1) })
 	unary("log1p", i, f)
-	unary("log2", func(n int64) value.Value { return value.Int(int64(math.Log2(float64(n)))) }, func(x float64) value.Value { return value.Float(math.Log2(x)) })
-	i, f = fl(math.Log10)
+	unary("log2", func(n int64) value.Value { return value.Int(int64(value.LibmLog2(float64(n)))) }, func(x float64) value.Value { return value.Float(value.LibmLog2(x)) })
+	i, f = fl(value.LibmLog10)
 	unary("log10", i, f)
 	i, f = fl(math.Sqrt)
 	unary("sqrt", i, f)
@@ -132,9 +132,9 @@ func init() {
 			}
 		}
 		if isInt {
-			return value.Int(int64(math.Log(float64(n)) / math.Log(base))), nil
+			return value.Int(int64(value.LibmLog(float64(n)) / value.LibmLog(base))), nil
 		}
-		return value.Float(math.Log(x) / math.Log(base)), nil
+		return value.Float(value.LibmLog(x) / value.LibmLog(base)), nil
 	})
 	def(m, "pow", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
 		x, xn, xInt, ok1 := numArg(args, kwargs, 0, "x")
@@ -144,10 +144,33 @@ func init() {
 		}
 		switch {
 		case xInt && yInt && yn < 0:
-			return value.Float(math.Pow(float64(xn), float64(yn))), nil
+			return value.Float(value.LibmPow(float64(xn), float64(yn))), nil
 		case xInt && yInt:
 			return value.Binary(nil, value.Pow, value.Int(xn), value.Int(yn))
+		case !xInt && yInt:
+			return value.Float(powi(x, int32(yn))), nil
 		}
-		return value.Float(math.Pow(x, y)), nil
+		return value.Float(value.LibmPow(x, y)), nil
 	})
+}
+
+// powi is Rust's f64::powi (compiler-rt's __powidf2): square-and-multiply with a
+// rounding at every step, which the engine's math.pow(float, int) uses.
+func powi(a float64, b int32) float64 {
+	recip := b < 0
+	r := 1.0
+	for {
+		if b&1 != 0 {
+			r *= a
+		}
+		b /= 2
+		if b == 0 {
+			break
+		}
+		a *= a
+	}
+	if recip {
+		return 1 / r
+	}
+	return r
 }

@@ -161,10 +161,10 @@ func Binary(t *Thread, op BinOp, a, b Value) (Value, error) {
 		case Mod:
 			return Float(math.Mod(x, y)), nil
 		case Pow:
-			if t != nil && t.StrictRangeCheck && (f32Overflow(x) || f32Overflow(y) || i32Overflow(int64(y)) || f32Overflow(math.Pow(x, y))) {
-				return nil, floatOverflow(math.Pow(x, y))
+			if t != nil && t.StrictRangeCheck && (f32Overflow(x) || f32Overflow(y) || i32Overflow(int64(y)) || f32Overflow(LibmPow(x, y))) {
+				return nil, floatOverflow(LibmPow(x, y))
 			}
-			return Float(math.Pow(x, y)), nil
+			return Float(LibmPow(x, y)), nil
 		}
 		return nil, unsupportedBinOp(op.String(), a, b)
 	}
@@ -278,7 +278,7 @@ func intBinary(t *Thread, op BinOp, a, b int64) (Value, error) {
 		return Int(q), nil
 	case Pow:
 		if b < 0 {
-			return Float(math.Pow(float64(a), float64(b))), nil
+			return Float(LibmPow(float64(a), float64(b))), nil
 		}
 		if i32Overflow(b) {
 			return nil, intOverflow(new(big.Int).Exp(big.NewInt(a), big.NewInt(min(b, 64)), nil), 64)

@@ -45,6 +45,8 @@ type Interp struct {
 	// expressions being evaluated: required attributes are checked only on
 	// top-level instances.
 	schemaStack, exprStack int
+	// currentPkg is the package whose statement runs now.
+	currentPkg string
 	// exprResults are the values of top-level expression statements.
 	exprResults []exprResult
 }
@@ -283,6 +285,9 @@ func (in *Interp) runGlobalStmt(p *pkgState, i int) error {
 	ls.done[i] = true
 	ref := ls.stmts[i]
 	e := &env{file: ref.file, pkg: p}
+	prev := in.currentPkg
+	in.currentPkg = p.path
+	defer func() { in.currentPkg = prev }()
 	return in.execStmt(e, ref.stmt)
 }
 

@@ -24,7 +24,12 @@ type schemaDef struct {
 	indexSig  *syntax.SchemaIndexSignature
 	indexEnv  *env
 	fn        *value.Function
-	instances []value.Value
+	instances []instanceRecord
+}
+
+type instanceRecord struct {
+	v   value.Value
+	pkg string
 }
 
 type attrDecl struct {
@@ -126,7 +131,7 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 	}
 	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
 	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos())
+		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos(), in.currentPkg)
 	}
 	return def, nil
 }
@@ -144,7 +149,7 @@ func (in *Interp) defineRule(e *env, s *syntax.RuleStmt) (*schemaDef, error) {
 	}
 	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
 	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos())
+		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos(), in.currentPkg)
 	}
 	return def, nil
 }
@@ -199,7 +204,7 @@ func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, err
 	if !ok {
 		return nil, errorAt(x.Pos(), value.KindType, "schema config must be a dict, got %s", cfg.Type())
 	}
-	return in.instantiate(def, d, args, kwargs, x.Pos())
+	return in.instantiate(def, d, args, kwargs, x.Pos(), e.pkg.path)
 }
 
 // resolveSchema re-runs a schema after a union changed its config.
@@ -219,11 +224,13 @@ func (in *Interp) resolveSchema(s *value.Schema, keys []string) (value.Value, er
 			cfg.SetEntry(value.Entry{Key: k, Value: v, Op: value.OpOverride, Index: value.NoIndex})
 		}
 	}
-	return in.instantiate(def, cfg, s.Args, s.Kwargs, syntax.Position{})
+	return in.instantiate(def, cfg, s.Args, s.Kwargs, syntax.Position{}, "")
 }
 
 // instantiate builds an instance of def from a config.
-func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position) (value.Value, error) {
+// instantiate builds an instance; recordPkg is the package creating it, for
+// instances(), or "" when a union re-runs an existing instance.
+func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position, recordPkg string) (value.Value, error) {
 	if def.isProtocol() {
 		return nil, errorAt(pos, value.KindEvaluation, "Protocol %s can't be instantiated", def.name)
 	}
@@ -352,7 +359,11 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	if def.rule != nil {
 		return value.True, nil
 	}
-	def.instances = append(def.instances, inst)
+	if recordPkg != "" {
+		for _, d := range def.chain() {
+			d.instances = append(d.instances, instanceRecord{v: inst, pkg: recordPkg})
+		}
+	}
 	if err := in.thread.Alloc(f.inst.Len() + 1); err != nil {
 		return nil, locate(err, pos)
 	}
@@ -575,7 +586,18 @@ func (in *Interp) schemaTypeAttr(def *schemaDef, name string) (value.Value, bool
 	switch name {
 	case "instances":
 		return value.NewBuiltin("instances", func(t *value.Thread, b *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-			out := append([]value.Value(nil), def.instances...)
+			full := len(args) > 0 && args[0].Truth()
+			for _, kw := range kwargs {
+				if kw.Key == "full_pkg" {
+					full = kw.Value.Truth()
+				}
+			}
+			var out []value.Value
+			for _, r := range def.instances {
+				if full || r.pkg == value.MainPkg {
+					out = append(out, r.v)
+				}
+			}
 			return value.NewList(out), nil
 		}), true
 	}

@@ -258,7 +258,7 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 		if def.isProtocol() {
 			return v, true, nil
 		}
-		r, err := in.instantiate(def, x, nil, nil, t.Pos())
+		r, err := in.instantiate(def, x, nil, nil, t.Pos(), in.currentPkg)
 		if err != nil {
 			return nil, false, err
 		}

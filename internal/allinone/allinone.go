@@ -1,0 +1,208 @@
+package allinone
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
+	"k8s.io/client-go/rest"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/services/applier"
+	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
+	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
+	"github.com/kcl-lang/flux-kcl-controller/services/watcher"
+)
+
+// Deps are the process's injected dependencies.
+type Deps struct {
+	// RestConfig reaches the cluster.
+	RestConfig *rest.Config
+	// Logger receives every service's logs.
+	Logger logr.Logger
+}
+
+// Process is a running all-in-one controller.
+type Process struct {
+	cfg  Config
+	deps Deps
+
+	nats      *embeddedNATS
+	started   chan struct{}
+	applierUp <-chan struct{}
+}
+
+// New validates the configuration; Run starts everything.
+func New(cfg Config, deps Deps) (*Process, error) {
+	if deps.RestConfig == nil {
+		return nil, errors.New("all-in-one needs a rest.Config")
+	}
+	return &Process{cfg: cfg, deps: deps, started: make(chan struct{})}, nil
+}
+
+// Started is closed once NATS runs and every service was built and started.
+func (p *Process) Started() <-chan struct{} { return p.started }
+
+// NATSURL is the embedded NATS server's client URL for outside clients, valid
+// after Started; empty when it listens nowhere.
+func (p *Process) NATSURL() string {
+	if p.nats == nil {
+		return ""
+	}
+	return p.nats.url()
+}
+
+// Run starts NATS and the four services, and stops them when ctx ends or one
+// of them fails.
+func (p *Process) Run(ctx context.Context) error {
+	log := p.deps.Logger
+	embedded, err := startNATS(p.cfg.NATSAddr, p.cfg.NATSStoreDir, p.cfg.NATSLog)
+	if err != nil {
+		return err
+	}
+	p.nats = embedded
+	defer embedded.stop()
+	log.Info("embedded NATS server with JetStream started", "url", embedded.url(), "storeDir", p.cfg.NATSStoreDir)
+
+	// Two in-process connections, as the split services would have.
+	watcherConn, err := embedded.connect("watcher")
+	if err != nil {
+		return err
+	}
+	defer watcherConn.Close()
+	applierConn, err := embedded.connect("applier")
+	if err != nil {
+		return err
+	}
+	defer applierConn.Close()
+
+	// One registry for the services that take one; the watcher's metrics live
+	// in controller-runtime's, served alongside.
+	registry := prometheus.NewRegistry()
+	services, closeWorkers, err := p.build(registry, watcherConn, applierConn)
+	if err != nil {
+		return err
+	}
+	defer closeWorkers()
+
+	g, ctx := errgroup.WithContext(ctx)
+	for name, run := range services {
+		g.Go(func() error {
+			if err := run(ctx); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
+		})
+	}
+	p.serveHTTP(ctx, g, prometheus.Gatherers{ctrlmetrics.Registry, registry}, applierConn)
+	close(p.started)
+	return g.Wait()
+}
+
+// build wires the services with the settings only the all-in-one process has:
+// no gRPC listeners, no per-service HTTP endpoints.
+func (p *Process) build(registry *prometheus.Registry, watcherConn, applierConn *nats.Conn) (map[string]func(context.Context) error, func(), error) {
+	log := p.deps.Logger
+	compilerCfg := p.cfg.Compiler
+	compilerCfg.GRPCAddr, compilerCfg.MetricsAddr, compilerCfg.HealthAddr = "", "", ""
+	compilerSvc, err := compiler.New(compilerCfg, compiler.Deps{Registerer: registry, Logger: log.WithName("compiler")})
+	if err != nil {
+		return nil, nil, fmt.Errorf("compiler: %w", err)
+	}
+	resolverCfg := p.cfg.Resolver
+	resolverCfg.GRPCAddr, resolverCfg.MetricsAddr, resolverCfg.HealthAddr = "", "", ""
+	resolverSvc, err := resolver.New(resolverCfg, resolver.Deps{Registerer: registry, Logger: log.WithName("resolver")})
+	if err != nil {
+		return nil, nil, fmt.Errorf("resolver: %w", err)
+	}
+	workers, err := workerclient.NewInProcess(compilerSvc, resolverSvc)
+	if err != nil {
+		return nil, nil, fmt.Errorf("in-process workers: %w", err)
+	}
+	closeWorkers := func() { _ = workers.Close() }
+
+	applierCfg := p.cfg.Applier
+	applierCfg.MetricsAddr, applierCfg.HealthAddr = "", ""
+	applierSvc, err := applier.New(applierCfg, applier.Deps{
+		RESTConfig: p.deps.RestConfig,
+		NATS:       applierConn,
+		Compiler:   workers,
+		Resolver:   workers,
+		Registerer: registry,
+		Logger:     log.WithName("applier"),
+	})
+	if err != nil {
+		closeWorkers()
+		return nil, nil, fmt.Errorf("applier: %w", err)
+	}
+	js, err := jetstream.New(watcherConn)
+	if err != nil {
+		closeWorkers()
+		return nil, nil, fmt.Errorf("JetStream client: %w", err)
+	}
+	watcherCfg := p.cfg.Watcher
+	watcherCfg.MetricsAddr, watcherCfg.HealthAddr = "0", "0"
+	watcherSvc, err := watcher.New(watcherCfg, watcher.Deps{RestConfig: p.deps.RestConfig, JetStream: js, Logger: log})
+	if err != nil {
+		closeWorkers()
+		return nil, nil, fmt.Errorf("watcher: %w", err)
+	}
+	p.applierUp = applierSvc.Up()
+	return map[string]func(context.Context) error{
+		"compiler": compilerSvc.Run,
+		"resolver": resolverSvc.Run,
+		"applier":  applierSvc.Run,
+		"watcher":  watcherSvc.Run,
+	}, closeWorkers, nil
+}
+
+// serveHTTP serves the shared metrics and health endpoints.
+func (p *Process) serveHTTP(ctx context.Context, g *errgroup.Group, gatherer prometheus.Gatherer, nc *nats.Conn) {
+	serve := func(addr string, h http.Handler) {
+		if addr == "" || addr == "0" {
+			return
+		}
+		srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
+		g.Go(func() error {
+			if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return fmt.Errorf("serving %s: %w", addr, err)
+			}
+			return nil
+		})
+		g.Go(func() error {
+			<-ctx.Done()
+			shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return srv.Shutdown(shutdownCtx)
+		})
+	}
+	metricsMux := http.NewServeMux()
+	metricsMux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	serve(p.cfg.MetricsAddr, metricsMux)
+
+	health := http.NewServeMux()
+	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		select {
+		case <-p.applierUp:
+		default:
+			http.Error(w, "applier not consuming yet", http.StatusServiceUnavailable)
+			return
+		}
+		if !nc.IsConnected() {
+			http.Error(w, "not connected to NATS", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+	})
+	serve(p.cfg.HealthAddr, health)
+}

@@ -1,6 +1,218 @@
 package eval
 
-// applyOverrides applies -O specs to the main package before it runs.
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// applyOverrides applies -O specs (`[pkg:]a.b.c=value`, `a.b-` to delete) to
+// the main package's statements before it runs, as the official engine edits
+// the program: values that depend on an overridden one are recomputed.
 func (in *Interp) applyOverrides(p *pkgState) error {
+	for _, spec := range in.cfg.Overrides {
+		if err := applyOverride(p, spec); err != nil {
+			return &Error{Kind: "EvaluationError", Msg: err.Error()}
+		}
+	}
+	if len(in.cfg.Overrides) > 0 {
+		in.prepare(p)
+	}
 	return nil
+}
+
+func applyOverride(p *pkgState, spec string) error {
+	s := spec
+	if i := strings.Index(s, ":"); i >= 0 && !strings.ContainsAny(s[:i], "=.") {
+		if pkg := s[:i]; pkg != "" && pkg != p.path {
+			return nil // overrides of other packages are not supported
+		}
+		s = s[i+1:]
+	}
+	var path, text string
+	del := false
+	if strings.HasSuffix(s, "-") && !strings.Contains(s, "=") {
+		path, del = strings.TrimSuffix(s, "-"), true
+	} else {
+		var ok bool
+		path, text, ok = strings.Cut(s, "=")
+		if !ok || path == "" {
+			return fmt.Errorf("invalid override spec %q", spec)
+		}
+	}
+	parts := strings.Split(path, ".")
+	var val syntax.Expr
+	if !del {
+		m, err := syntax.ParseFile("<override>", []byte("__override_value__ = "+text+"\n"))
+		if err != nil || len(m.Body) != 1 {
+			val = &syntax.StringLit{Value: text, RawValue: fmt.Sprintf("%q", text)}
+		} else if as, ok := m.Body[0].(*syntax.AssignStmt); ok {
+			val = as.Value
+		} else {
+			val = &syntax.StringLit{Value: text, RawValue: fmt.Sprintf("%q", text)}
+		}
+	}
+	// The last top-level statement that sets the root name.
+	for fi := len(p.files) - 1; fi >= 0; fi-- {
+		f := p.files[fi]
+		for i := len(f.body) - 1; i >= 0; i-- {
+			st := f.body[i]
+			if !setsName(st, parts[0]) {
+				continue
+			}
+			body := append([]syntax.Stmt(nil), f.body...)
+			if len(parts) == 1 {
+				if del {
+					body = append(body[:i], body[i+1:]...)
+				} else if as, ok := st.(*syntax.AssignStmt); ok {
+					c := *as
+					c.Value = val
+					body[i] = &c
+				}
+				f.body = body
+				return nil
+			}
+			cfg := schemaOrConfig(st)
+			if cfg == nil {
+				return nil
+			}
+			body[i] = replaceConfig(st, overrideConfig(cfg, parts[1:], val, del))
+			f.body = body
+			return nil
+		}
+	}
+	return nil
+}
+
+func setsName(st syntax.Stmt, name string) bool {
+	switch s := st.(type) {
+	case *syntax.AssignStmt:
+		for _, t := range s.Targets {
+			if t.Name.Value == name && len(t.Paths) == 0 {
+				return true
+			}
+		}
+	case *syntax.UnificationStmt:
+		return len(s.Target.Names) == 1 && s.Target.Names[0].Value == name
+	}
+	return false
+}
+
+func schemaOrConfig(st syntax.Stmt) *syntax.ConfigExpr {
+	var x syntax.Expr
+	switch s := st.(type) {
+	case *syntax.AssignStmt:
+		x = s.Value
+	case *syntax.UnificationStmt:
+		x = s.Value
+	}
+	switch v := x.(type) {
+	case *syntax.SchemaExpr:
+		c, _ := v.Config.(*syntax.ConfigExpr)
+		return c
+	case *syntax.ConfigExpr:
+		return v
+	}
+	return nil
+}
+
+func replaceConfig(st syntax.Stmt, cfg *syntax.ConfigExpr) syntax.Stmt {
+	withCfg := func(x syntax.Expr) syntax.Expr {
+		switch v := x.(type) {
+		case *syntax.SchemaExpr:
+			c := *v
+			c.Config = cfg
+			return &c
+		case *syntax.ConfigExpr:
+			return cfg
+		}
+		return x
+	}
+	switch s := st.(type) {
+	case *syntax.AssignStmt:
+		c := *s
+		c.Value = withCfg(s.Value)
+		return &c
+	case *syntax.UnificationStmt:
+		c := *s
+		c.Value = withCfg(s.Value).(*syntax.SchemaExpr)
+		return &c
+	}
+	return st
+}
+
+// overrideConfig returns a copy of cfg with path set to val (or deleted).
+func overrideConfig(cfg *syntax.ConfigExpr, path []string, val syntax.Expr, del bool) *syntax.ConfigExpr {
+	c := *cfg
+	c.Items = append([]*syntax.ConfigEntry(nil), cfg.Items...)
+	key := path[0]
+	found := false
+	for i := 0; i < len(c.Items); i++ {
+		it := c.Items[i]
+		if entryKey(it) != key {
+			continue
+		}
+		found = true
+		if len(path) == 1 {
+			if del {
+				c.Items = append(c.Items[:i], c.Items[i+1:]...)
+				i--
+				continue
+			}
+			ne := *it
+			ne.Value = val
+			ne.Operation = syntax.OpOverride
+			c.Items[i] = &ne
+			continue
+		}
+		var inner *syntax.ConfigExpr
+		switch v := it.Value.(type) {
+		case *syntax.ConfigExpr:
+			inner = v
+		case *syntax.SchemaExpr:
+			inner, _ = v.Config.(*syntax.ConfigExpr)
+		}
+		if inner == nil {
+			continue
+		}
+		ne := *it
+		nc := overrideConfig(inner, path[1:], val, del)
+		if se, ok := it.Value.(*syntax.SchemaExpr); ok {
+			s2 := *se
+			s2.Config = nc
+			ne.Value = &s2
+		} else {
+			ne.Value = nc
+		}
+		c.Items[i] = &ne
+	}
+	if !found && !del {
+		var v syntax.Expr = val
+		for i := len(path) - 1; i >= 1; i-- {
+			v = &syntax.ConfigExpr{Items: []*syntax.ConfigEntry{{Key: nameKey(path[i]), Value: v, Operation: syntax.OpOverride}}}
+		}
+		op := syntax.OpOverride
+		if len(path) > 1 {
+			op = syntax.OpUnion
+		}
+		c.Items = append(c.Items, &syntax.ConfigEntry{Key: nameKey(key), Value: v, Operation: op})
+	}
+	return &c
+}
+
+func entryKey(e *syntax.ConfigEntry) string {
+	switch k := e.Key.(type) {
+	case *syntax.Identifier:
+		if len(k.Names) == 1 {
+			return k.Names[0].Value
+		}
+	case *syntax.StringLit:
+		return k.Value
+	}
+	return ""
+}
+
+func nameKey(name string) *syntax.Identifier {
+	return &syntax.Identifier{Names: []*syntax.Name{{Value: name}}}
 }

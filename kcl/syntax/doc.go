@@ -34,8 +34,18 @@
 //
 // by looking for a STRING token followed directly by a COMMENT token on the
 // same line (TrailingComment does this), checking that the comment's JSON
-// parses, and replacing src[tok.Start:tok.End] with a new literal. Because the
-// offsets are exact, the rest of the file is left byte for byte.
+// parses, and replacing src[tok.Start:tok.End] with a new literal made by
+// QuoteString. Because the offsets are exact, the rest of the file is left
+// byte for byte. A STRING whose Value contains "${" (and is not Raw) is an
+// interpolated string, not a plain literal.
+//
+// # Errors
+//
+// ParseFile returns the first syntax error; its Rest field holds the following
+// ones, which the official engine prints too (each as `error[E1001]:
+// InvalidSyntax`, ` --> file:line:col`, the source line and the message).
+// Columns at the end of a line are already clamped the way the official engine
+// prints them.
 package syntax
 
 // TrailingComment returns the comment that directly follows toks[i] on the

@@ -38,7 +38,8 @@ func (p *parser) parseJoinedString(s *StringLit, t Token) *JoinedString {
 		rj := strings.IndexByte(rawData[rawOff+ri:], '}')
 		dj := strings.IndexByte(data[dataOff+di:], '}')
 		if rj < 0 || dj < 0 {
-			p.errorAt(t.Pos(p.file), "invalid joined string")
+			// The official parser reports it at the token after the string.
+			p.errorAt(p.tok.Pos(p.file), "invalid joined string")
 			addLit(rawData[rawOff:], data[dataOff:])
 			break
 		}

@@ -109,6 +109,7 @@ func TestParseErrors(t *testing.T) {
 		{"schema A:\n    [str]: int\n    [str]: str\n", `3:5 duplicate schema index signature definitions, only one is allowed in the schema`},
 		{"1 = a\n", `1:1 'NumberLitExpression' is an illegal expression for assignment`},
 		{"a = \"${}\"\n", `1:6 invalid string interpolation expression: ''`},
+		{"a = \"\\${\"\n", `1:9 invalid joined string`},
 		{"a = \"x${b c}\"\n", `1:9 invalid string interpolation expression: 'b c'`},
 		{"a = \"${b:x}\"\n", `1:10 invalid joined string spec without #`},
 		{"a = 1 - > 2\n", `1:8 unexpected token '->'`},

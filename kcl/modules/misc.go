@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -17,18 +19,41 @@ func uuidV4() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
 
-// compileRegex compiles a pattern (RE2 syntax: no look-around or back-references).
-func compileRegex(pattern string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(pattern)
+// kclPattern is a compiled pattern: Go's RE2 engine when it accepts the
+// pattern, else the backtracking engine (look-around, back-references).
+type kclPattern struct {
+	re *regexp.Regexp
+	bt *btRegex
+}
+
+func compileRegex(pattern string) (*kclPattern, error) {
+	if re, err := regexp.Compile(pattern); err == nil {
+		return &kclPattern{re: re}, nil
+	}
+	bt, err := compileBacktrack(pattern)
 	if err != nil {
 		return nil, evalErr("invalid regular expression '%s': %v", pattern, err)
 	}
-	return re, nil
+	return &kclPattern{bt: bt}, nil
+}
+
+func regexErr(err error) error { return evalErr("regex: %v", err) }
+
+// matches reports whether the pattern matches anywhere in s.
+func (p *kclPattern) matches(s string) (bool, error) {
+	if p.re != nil {
+		return p.re.MatchString(s), nil
+	}
+	caps, err := p.bt.find([]rune(s), 0)
+	if err != nil {
+		return false, regexErr(err)
+	}
+	return caps != nil, nil
 }
 
 func init() {
 	m := newModule("regex")
-	strPair := func(fn string, args []value.Value, kwargs []value.KV) (string, *regexp.Regexp, error) {
+	strPair := func(fn string, args []value.Value, kwargs []value.KV) (string, *kclPattern, error) {
 		s, ok1 := strArg(args, kwargs, 0, "string")
 		p, ok2 := strArg(args, kwargs, 1, "pattern")
 		if !ok1 {
@@ -45,21 +70,23 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return value.Bool(re.MatchString(s)), nil
+		ok, err := re.matches(s)
+		return value.Bool(ok), err
 	})
 	def(m, "search", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
 		s, re, err := strPair("search", args, kwargs)
 		if err != nil {
 			return nil, err
 		}
-		return value.Bool(re.MatchString(s)), nil
+		ok, err := re.matches(s)
+		return value.Bool(ok), err
 	})
 	def(m, "compile", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
 		p, ok := strArg(args, kwargs, 0, "pattern")
 		if !ok {
 			return nil, evalErr("compile() missing the required positional argument: 'pattern'")
 		}
-		_, err := regexp.Compile(p)
+		_, err := compileRegex(p)
 		return value.Bool(err == nil), nil
 	})
 	def(m, "replace", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
@@ -72,18 +99,38 @@ func init() {
 			return nil, evalErr("replace() missing the required positional argument: 'replace'")
 		}
 		count, _ := intArg(args, kwargs, 3, "count")
+		if re.bt != nil {
+			in := []rune(s)
+			limit := -1
+			if count > 0 {
+				limit = int(count)
+			}
+			all, err := re.bt.findAll(in, limit)
+			if err != nil {
+				return nil, regexErr(err)
+			}
+			var b strings.Builder
+			last := 0
+			for _, caps := range all {
+				b.WriteString(string(in[last:caps[0]]))
+				b.WriteString(re.bt.expand(repl, in, caps))
+				last = caps[1]
+			}
+			b.WriteString(string(in[last:]))
+			return value.Str(b.String()), nil
+		}
 		n := int64(0)
-		return value.Str(re.ReplaceAllStringFunc(s, func(match string) string {
+		return value.Str(re.re.ReplaceAllStringFunc(s, func(match string) string {
 			n++
 			if count > 0 && n > count {
 				return match
 			}
 			// expand $1/${name} against this match
-			sub := re.FindStringSubmatchIndex(match)
+			sub := re.re.FindStringSubmatchIndex(match)
 			if sub == nil {
 				return repl
 			}
-			return string(re.ExpandString(nil, repl, match, sub))
+			return string(re.re.ExpandString(nil, repl, match, sub))
 		})), nil
 	})
 	def(m, "findall", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
@@ -91,8 +138,25 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		var rows [][]string
+		if re.bt != nil {
+			in := []rune(s)
+			all, err := re.bt.findAll(in, -1)
+			if err != nil {
+				return nil, regexErr(err)
+			}
+			for _, caps := range all {
+				row := make([]string, len(caps)/2)
+				for i := range row {
+					row[i] = btGroupText(in, caps, i)
+				}
+				rows = append(rows, row)
+			}
+		} else {
+			rows = re.re.FindAllStringSubmatch(s, -1)
+		}
 		var out []value.Value
-		for _, sm := range re.FindAllStringSubmatch(s, -1) {
+		for _, sm := range rows {
 			if len(sm) < 3 {
 				out = append(out, value.Str(sm[0]))
 				continue
@@ -111,25 +175,45 @@ func init() {
 			return nil, err
 		}
 		maxsplit, _ := intArg(args, kwargs, 2, "maxsplit")
+		// locate returns the next match at or after pos (byte offsets)
+		locate := func(pos int) ([]int, error) {
+			if re.re != nil {
+				loc := re.re.FindStringIndex(s[pos:])
+				if loc == nil {
+					return nil, nil
+				}
+				return []int{pos + loc[0], pos + loc[1]}, nil
+			}
+			in := []rune(s)
+			caps, err := re.bt.find(in, utf8.RuneCountInString(s[:pos]))
+			if err != nil || caps == nil {
+				return nil, err
+			}
+			return []int{len(string(in[:caps[0]])), len(string(in[:caps[1]]))}, nil
+		}
 		var fields []value.Value
 		pos := 0
 		for {
-			loc := re.FindStringIndex(s[pos:])
+			loc, err := locate(pos)
+			if err != nil {
+				return nil, regexErr(err)
+			}
 			if loc == nil {
 				fields = append(fields, value.Str(s[pos:]))
 				break
 			}
-			fields = append(fields, value.Str(s[pos:pos+loc[0]]))
+			fields = append(fields, value.Str(s[pos:loc[0]]))
 			if maxsplit > 0 && int64(len(fields)) >= maxsplit {
 				break
 			}
-			next := pos + loc[1]
-			if loc[1] == loc[0] { // empty match: step one byte to make progress
+			next := loc[1]
+			if loc[1] == loc[0] { // empty match: step one character to make progress
 				if next >= len(s) {
 					fields = append(fields, value.Str(""))
 					break
 				}
-				next++
+				_, w := utf8.DecodeRuneInString(s[next:])
+				next += w
 			}
 			pos = next
 		}

@@ -11,12 +11,14 @@ import (
 // of them. Flags named in skip are left out: the all-in-one process owns them.
 func mergeFlags(fs *pflag.FlagSet, skip map[string]bool, sets ...*pflag.FlagSet) {
 	merged := map[string]*fanout{}
+	owners := map[string][]string{}
 	var order []*pflag.Flag
 	for _, set := range sets {
 		set.VisitAll(func(f *pflag.Flag) {
 			if skip[f.Name] {
 				return
 			}
+			owners[f.Name] = append(owners[f.Name], set.Name())
 			if fo, ok := merged[f.Name]; ok {
 				fo.values = append(fo.values, f.Value)
 				return
@@ -30,6 +32,9 @@ func mergeFlags(fs *pflag.FlagSet, skip map[string]bool, sets ...*pflag.FlagSet)
 		})
 	}
 	for _, f := range order {
+		if names := owners[f.Name]; len(names) > 1 {
+			f.Usage = "Sets --" + f.Name + " of the " + strings.Join(names, ", ") + " services. " + f.Usage
+		}
 		if fs.Lookup(f.Name) == nil {
 			fs.AddFlag(f)
 		}

@@ -1,0 +1,114 @@
+package allinone
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/go-logr/logr"
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+)
+
+// program renders a Deployment running image.
+func program(image string) map[string]string {
+	return map[string]string{"main.k": strings.ReplaceAll(`
+apiVersion = "apps/v1"
+kind = "Deployment"
+metadata = {name = "web"}
+spec = {
+    selector.matchLabels = {app = "web"}
+    template = {
+        metadata.labels = {app = "web"}
+        spec.containers = [{name = "web", image = "IMAGE"}]
+    }
+}
+`, "IMAGE", image)}
+}
+
+// TestAllInOneAppliesAndFollowsTheSource runs the whole process against a real
+// apiserver: the watcher's request reaches the applier through the embedded
+// NATS, the compiler through in-process gRPC; a new artifact is applied too.
+func TestAllInOneAppliesAndFollowsTheSource(t *testing.T) {
+	g := NewWithT(t)
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	env := kube.StartT(t)
+	c := env.Client
+	artifacts := artifactserver.StartT(t)
+
+	cfg := DefaultConfig()
+	cfg.NATSAddr, cfg.NATSStoreDir = "", t.TempDir()
+	cfg.MetricsAddr, cfg.HealthAddr = "", ""
+	proc, err := New(cfg, Deps{RestConfig: env.Config, Logger: logr.Discard()})
+	g.Expect(err).NotTo(HaveOccurred())
+	done := make(chan error, 1)
+	go func() { done <- proc.Run(ctx) }()
+	defer func() {
+		cancel()
+		g.Expect(<-done).To(Succeed())
+	}()
+	select {
+	case <-proc.Started():
+	case err := <-done:
+		t.Fatalf("all-in-one stopped before starting: %v", err)
+	}
+	g.Expect(proc.NATSURL()).To(BeEmpty(), "no listener was asked for")
+
+	ns, err := env.CreateNamespace(ctx, "allinone")
+	g.Expect(err).NotTo(HaveOccurred())
+	path := artifactserver.ArtifactPath("GitRepository", ns, "repo", "v1.tar.gz")
+	art, err := artifacts.PublishFiles(path, program("nginx:1.7.7"), "")
+	g.Expect(err).NotTo(HaveOccurred())
+	repo, err := artifactserver.CreateSource(ctx, c, "GitRepository", ns, "repo", art)
+	g.Expect(err).NotTo(HaveOccurred())
+
+	run := &kclv1.KCLRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
+		Spec: kclv1.KCLRunSpec{
+			SourceRef:       kclv1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "repo"},
+			Interval:        metav1.Duration{Duration: time.Hour},
+			TargetNamespace: ns,
+		},
+	}
+	g.Expect(c.Create(ctx, run)).To(Succeed())
+
+	image := func(g Gomega) string {
+		var d appsv1.Deployment
+		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, &d)).To(Succeed())
+		return d.Spec.Template.Spec.Containers[0].Image
+	}
+	readyAt := func(revision string) func(g Gomega) {
+		return func(g Gomega) {
+			var cur kclv1.KCLRun
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(run), &cur)).To(Succeed())
+			g.Expect(apimeta.IsStatusConditionTrue(cur.Status.Conditions, meta.ReadyCondition)).To(BeTrue())
+			g.Expect(cur.Status.LastAppliedRevision).To(Equal(revision))
+		}
+	}
+	g.Eventually(readyAt(art.Revision), 2*time.Minute, 100*time.Millisecond).Should(Succeed())
+	g.Eventually(image, time.Minute).Should(Equal("nginx:1.7.7"))
+
+	// A new artifact: only the watcher's SourceChanged request can bring it
+	// before the hour-long interval.
+	path2 := artifactserver.ArtifactPath("GitRepository", ns, "repo", "v2.tar.gz")
+	art2, err := artifacts.PublishFiles(path2, program("nginx:1.7.9"), "")
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(artifactserver.SetArtifact(ctx, c, repo, art2)).To(Succeed())
+	g.Eventually(readyAt(art2.Revision), 2*time.Minute, 100*time.Millisecond).Should(Succeed())
+	g.Expect(image(g)).To(Equal("nginx:1.7.9"))
+}

@@ -43,6 +43,9 @@ func YAML(v value.Value, opts Options) ([]byte, error) {
 			p.b = append(p.b, '\n')
 		}
 		p.root(d)
+		if p.tooDeep {
+			return nil, fmt.Errorf("%w: values nested more than %d levels deep", ErrOutputTooLarge, value.MaxNesting)
+		}
 		if p.overflow {
 			return nil, fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, opts.MaxBytes)
 		}

@@ -22,6 +22,8 @@ type yamlOptions struct {
 }
 
 type yamlPrinter struct {
+	depth    int
+	tooDeep  bool
 	b        []byte
 	opts     yamlOptions
 	limit    int64 // 0: none
@@ -197,6 +199,12 @@ func (p *yamlPrinter) sequence(l *value.List, indent int, inline bool) {
 
 // node prints a value after a ":" or "-" indicator of a container at indent.
 func (p *yamlPrinter) node(v value.Value, indent int, inMapping bool) {
+	p.depth++
+	defer func() { p.depth-- }()
+	if p.depth > value.MaxNesting {
+		p.tooDeep, p.overflow = true, true
+		return
+	}
 	switch x := p.normalize(v).(type) {
 	case *value.Dict:
 		if p.mapLen(x) == 0 {

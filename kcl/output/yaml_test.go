@@ -181,3 +181,11 @@ func TestMaxBytes(t *testing.T) {
 		t.Fatalf("want ErrOutputTooLarge, got %v", err)
 	}
 }
+
+func TestCycleIsAnError(t *testing.T) {
+	d := v.NewDict(1)
+	d.Set("self", d)
+	if _, err := YAML(v.DictOf("d", d), Options{}); !errors.Is(err, ErrOutputTooLarge) {
+		t.Fatalf("want an error for self-referencing data, got %v", err)
+	}
+}

@@ -4,7 +4,12 @@ import "strings"
 
 // Equal is KCL's ==: numbers compare across int and float, containers compare
 // deeply (dicts and schemas ignore key order), otherwise types must match.
-func Equal(a, b Value) bool {
+func Equal(a, b Value) bool { return equal(a, b, 0) }
+
+func equal(a, b Value, depth int) bool {
+	if depth > MaxNesting {
+		return false
+	}
 	switch a := a.(type) {
 	case Int:
 		switch b := b.(type) {
@@ -43,17 +48,17 @@ func Equal(a, b Value) bool {
 			return true
 		}
 		for i := range a.Elems {
-			if !Equal(a.Elems[i], b.Elems[i]) {
+			if !equal(a.Elems[i], b.Elems[i], depth+1) {
 				return false
 			}
 		}
 		return true
 	case *Dict:
 		b, ok := b.(*Dict)
-		return ok && dictEqual(a, b)
+		return ok && dictEqual(a, b, depth)
 	case *Schema:
 		b, ok := b.(*Schema)
-		return ok && dictEqual(a.Config, b.Config)
+		return ok && dictEqual(a.Config, b.Config, depth)
 	case *Builtin, *Function:
 		return a == b
 	case Unit:
@@ -64,7 +69,7 @@ func Equal(a, b Value) bool {
 	return false
 }
 
-func dictEqual(a, b *Dict) bool {
+func dictEqual(a, b *Dict, depth int) bool {
 	if a.Len() != b.Len() {
 		return false
 	}
@@ -73,7 +78,7 @@ func dictEqual(a, b *Dict) bool {
 	}
 	for _, e := range a.entries {
 		v, ok := b.Get(e.Key)
-		if !ok || !Equal(e.Value, v) {
+		if !ok || !equal(e.Value, v, depth+1) {
 			return false
 		}
 	}

@@ -70,6 +70,10 @@ func skipInContainer(v Value, opts JSONOptions) bool {
 }
 
 func (e *jsonEncoder) value(v Value) {
+	if e.depth > MaxNesting {
+		e.b.WriteString("null") // self-referencing data: stop rather than overflow
+		return
+	}
 	switch v := v.(type) {
 	case nil, NoneType, UndefinedType:
 		e.b.WriteString("null")

@@ -164,3 +164,18 @@ func TestRepeatLimit(t *testing.T) {
 		t.Fatalf("within the limit: %v", err)
 	}
 }
+
+func TestSelfReferenceIsBounded(t *testing.T) {
+	l := NewList(nil)
+	l.Append(l) // a cycle no program should build; operations must still end
+	_ = DeepCopy(l)
+	if Equal(l, l) != true {
+		t.Error("identical lists")
+	}
+	other := NewList([]Value{NewList(nil)})
+	_ = Equal(l, other)
+	_ = CompactJSON(l)
+	if _, err := Union(nil, l, DeepCopy(l), UnionOptions{}); err == nil {
+		t.Log("union of a cycle stopped without error")
+	}
+}

@@ -19,6 +19,7 @@ type UnionOptions struct {
 }
 
 type unionState struct {
+	depth     int
 	t         *Thread
 	opts      *UnionOptions
 	conflict  bool
@@ -57,6 +58,11 @@ func (st *unionState) conflictError() *Error {
 }
 
 func (st *unionState) union(p, x Value, orMode bool) (Value, error) {
+	st.depth++
+	defer func() { st.depth-- }()
+	if st.depth > MaxNesting {
+		return nil, Errorf(KindEvaluation, "the values to union are nested more than %d levels deep", MaxNesting)
+	}
 	if IsNoneOrUndefined(p) {
 		return x, nil
 	}
@@ -365,31 +371,41 @@ func Subsume(v1, v2 Value, recursive bool) bool {
 	return true
 }
 
+// MaxNesting bounds how deep value operations descend: self-referencing or
+// absurdly deep data ends in an error or stops there, never in a stack overflow.
+const MaxNesting = 10000
+
 // DeepCopy copies containers recursively (functions and scalars are shared, as in
 // the runtime). A schema instance copies to a schema instance with the same type.
-func DeepCopy(v Value) Value {
+// Below MaxNesting levels containers are shared rather than copied.
+func DeepCopy(v Value) Value { return deepCopy(v, 0) }
+
+func deepCopy(v Value, depth int) Value {
+	if depth > MaxNesting {
+		return v
+	}
 	switch v := v.(type) {
 	case *List:
 		elems := make([]Value, len(v.Elems))
 		for i, e := range v.Elems {
-			elems[i] = DeepCopy(e)
+			elems[i] = deepCopy(e, depth+1)
 		}
 		return NewList(elems)
 	case *Dict:
-		return deepCopyDict(v)
+		return deepCopyDict(v, depth)
 	case *Schema:
 		c := *v
-		c.Config = deepCopyDict(v.Config)
+		c.Config = deepCopyDict(v.Config, depth)
 		c.ConfigKeys = append([]string(nil), v.ConfigKeys...)
 		return &c
 	}
 	return v
 }
 
-func deepCopyDict(d *Dict) *Dict {
+func deepCopyDict(d *Dict, depth int) *Dict {
 	c := &Dict{entries: make([]Entry, len(d.entries)), PotentialSchema: d.PotentialSchema}
 	for i, e := range d.entries {
-		e.Value = DeepCopy(e.Value)
+		e.Value = deepCopy(e.Value, depth+1)
 		c.entries[i] = e
 	}
 	if d.AttrTypes != nil {

@@ -44,7 +44,7 @@ func YAML(v value.Value, opts Options) ([]byte, error) {
 		}
 		p.root(d)
 		if p.tooDeep {
-			return nil, fmt.Errorf("%w: values nested more than %d levels deep", ErrOutputTooLarge, value.MaxNesting)
+			return nil, fmt.Errorf("%w: values nested more than %d levels deep", ErrOutputTooLarge, maxYAMLDepth)
 		}
 		if p.overflow {
 			return nil, fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, opts.MaxBytes)

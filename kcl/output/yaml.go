@@ -21,6 +21,10 @@ type yamlOptions struct {
 	ignoreNone    bool
 }
 
+// maxYAMLDepth bounds nesting in printed YAML: indentation grows with depth, so
+// the text grows with its square; no real manifest comes near this.
+const maxYAMLDepth = 1000
+
 type yamlPrinter struct {
 	depth    int
 	tooDeep  bool
@@ -201,7 +205,7 @@ func (p *yamlPrinter) sequence(l *value.List, indent int, inline bool) {
 func (p *yamlPrinter) node(v value.Value, indent int, inMapping bool) {
 	p.depth++
 	defer func() { p.depth-- }()
-	if p.depth > value.MaxNesting {
+	if p.depth > maxYAMLDepth {
 		p.tooDeep, p.overflow = true, true
 		return
 	}

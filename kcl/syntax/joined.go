@@ -7,7 +7,7 @@ import "strings"
 // an interpolation ends at the first `}`, `\${` is kept literally (without the
 // backslash), raw strings are never interpolated, and `${x:#json}` carries the
 // comment-like format spec "#json".
-func (p *parser) parseJoinedString(s *StringLit, t Token) *JoinedString {
+func (p *parser) parseJoinedString(s *StringLit, t *Token) *JoinedString {
 	if t.Raw || !strings.Contains(s.Value, "${") {
 		return nil
 	}

@@ -68,7 +68,7 @@ var binOpTokens = map[TokenKind]BinOp{
 
 var cmpOpTokens = map[TokenKind]CmpOp{EQEQ: Eq, NEQ: NotEq, LT: Lt, LTEQ: LtE, GT: Gt, GTEQ: GtE}
 
-func (p *parser) precedence(t Token) int {
+func (p *parser) precedence(t *Token) int {
 	switch t.Keyword() {
 	case "as":
 		return precAs
@@ -510,7 +510,7 @@ func (p *parser) nameFromTok() *Name {
 
 func (p *parser) parseIdentifierExpr() *Identifier { return p.parseIdentifier() }
 
-func (p *parser) exprAsIdentifier(e Expr, t Token) *Identifier {
+func (p *parser) exprAsIdentifier(e Expr, t *Token) *Identifier {
 	if id, ok := e.(*Identifier); ok {
 		return id
 	}

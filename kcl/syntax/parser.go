@@ -24,8 +24,8 @@ type parser struct {
 	src        []byte
 	toks       []Token
 	idx        int
-	tok        Token
-	prev       Token
+	tok        *Token // current token, pointing into toks
+	prev       *Token
 	comments   []*Comment
 	errors     ErrorList
 	lineStarts []int
@@ -45,14 +45,14 @@ func newParser(filename string, src []byte) *parser {
 			p.lineStarts = append(p.lineStarts, i+1)
 		}
 	}
-	p.tok = p.toks[0]
+	p.tok, p.prev = &p.toks[0], &p.toks[0]
 	return p
 }
 
 func newSubParser(parent *parser, toks []Token) *parser {
 	p := &parser{file: parent.file, src: parent.src, lineStarts: parent.lineStarts, depth: parent.depth}
 	p.toks = p.splitComments(toks)
-	p.tok = p.toks[0]
+	p.tok, p.prev = &p.toks[0], &p.toks[0]
 	return p
 }
 
@@ -110,7 +110,7 @@ func (p *parser) bump() {
 	p.prev = p.tok
 	if p.idx+1 < len(p.toks) {
 		p.idx++
-		p.tok = p.toks[p.idx]
+		p.tok = &p.toks[p.idx]
 		return
 	}
 	p.eofBumps++
@@ -184,7 +184,7 @@ func (p *parser) errorAt(pos Position, msg string) {
 
 // tokenString is how the official engine names a token in messages: literals
 // by their value, everything else by its kind.
-func tokenString(t Token) string {
+func tokenString(t *Token) string {
 	switch t.Kind {
 	case STRING:
 		return t.Value
@@ -198,7 +198,7 @@ func tokenString(t Token) string {
 	return t.Kind.String()
 }
 
-func (p *parser) tokenError(expected []string, got Token) {
+func (p *parser) tokenError(expected []string, got *Token) {
 	quoted := make([]string, len(expected))
 	for i, e := range expected {
 		quoted[i] = strconv.Quote(e)

@@ -103,6 +103,12 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 			return nil
 		}
 		path = []string{kv.String()}
+	case *syntax.NumberLit, *syntax.NameConstantLit:
+		kv, err := in.eval(e, it.Key)
+		if err != nil {
+			return err
+		}
+		return errorAt(it.Key.Pos(), KindIllegalAttribute, "A attribute must be string type, got '%s(%s)'", kv.Type(), kv.String())
 	default:
 		kv, err := in.eval(e, it.Key)
 		if err != nil {

@@ -285,9 +285,9 @@ func (in *Interp) runGlobalStmt(p *pkgState, i int) error {
 	ls.done[i] = true
 	ref := ls.stmts[i]
 	e := &env{file: ref.file, pkg: p}
-	prev := in.currentPkg
-	in.currentPkg = p.path
-	defer func() { in.currentPkg = prev }()
+	prev, prevFile := in.currentPkg, in.thread.CurrentFile
+	in.currentPkg, in.thread.CurrentFile = p.path, ref.file.path
+	defer func() { in.currentPkg, in.thread.CurrentFile = prev, prevFile }()
 	return in.execStmt(e, ref.stmt)
 }
 

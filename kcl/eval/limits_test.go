@@ -121,3 +121,21 @@ func TestEntryFileOutsideRootIsRefused(t *testing.T) {
 		t.Fatal("an entry file outside the program root was read")
 	}
 }
+
+func TestFileOverridesReplaceSources(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.k"), []byte("image = \"app:v1\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := kcl.Run(context.Background(), kcl.Options{
+		WorkDir:       dir,
+		Files:         []string{"main.k"},
+		FileOverrides: map[string][]byte{"main.k": []byte("image = \"app:v2\"\n")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.YAML); got != "image: app:v2\n" {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -253,6 +253,20 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			}
 		}
 	}
+	if len(args) > 0 || len(kwargs) > 0 {
+		hasParams := false
+		for _, d := range def.chain() {
+			if (d.stmt != nil && d.stmt.Args != nil && len(d.stmt.Args.Args) > 0) || (d.rule != nil && d.rule.Args != nil && len(d.rule.Args.Args) > 0) {
+				hasParams = true
+			}
+		}
+		if !hasParams {
+			if len(kwargs) > 0 {
+				return nil, errorAt(pos, KindCompile, "\"%s\" got an unexpected keyword argument '%s'", def.name, kwargs[0].Key)
+			}
+			return nil, errorAt(pos, KindCompile, "\"%s\" takes 0 positional argument but %d were given", def.name, len(args))
+		}
+	}
 	in.schemaStack++
 	defer func() { in.schemaStack-- }()
 	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config}

@@ -553,7 +553,11 @@ func (p *yamlPrinter) literal(s string, indent int) {
 	breaks := true
 	for i := 0; i < len(s); {
 		if br, n := isBreakAt(s, i); br {
-			p.b = append(p.b, '\n')
+			if s[i] == '\n' {
+				p.b = append(p.b, '\n')
+			} else {
+				p.b = append(p.b, s[i:i+n]...) // libyaml copies other breaks as they are
+			}
 			i += n
 			breaks = true
 			continue

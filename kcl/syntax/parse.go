@@ -18,8 +18,32 @@ func ParseFile(filename string, src []byte) (*Module, error) {
 func ParseFileAll(filename string, src []byte) (*Module, ErrorList) {
 	p := newParser(filename, src)
 	m := p.parseModule()
+	p.errors = dedupErrors(p.errors)
 	clampErrorColumns(src, p.errors)
 	return m, p.errors
+}
+
+// dedupErrors drops repeats of an error at the same place with the same message;
+// the official engine keeps its diagnostics in a set.
+func dedupErrors(errs ErrorList) ErrorList {
+	if len(errs) < 2 {
+		return errs
+	}
+	type key struct {
+		line, col int
+		msg       string
+	}
+	seen := make(map[key]bool, len(errs))
+	out := errs[:0]
+	for _, e := range errs {
+		k := key{e.Pos.Line, e.Pos.Col, e.Msg}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, e)
+	}
+	return out
 }
 
 // clampErrorColumns mirrors how the official engine prints a position at the end

@@ -665,7 +665,7 @@ func (p *parser) parseNumExpr() Expr {
 	} else {
 		v, ok := parseIntLiteral(t.Value)
 		if !ok {
-			p.tokenError([]string{"integer"}, t)
+			p.tokenError([]string{"int"}, t)
 		}
 		n.Int = v
 		if IsNumberSuffix(t.Suffix) {
@@ -1305,7 +1305,7 @@ func (p *parser) parseQuantTargetExpr() Expr {
 	case STRING:
 		return p.parseStrExpr()
 	case INT, FLOAT:
-		p.tokenError([]string{"string"}, p.tok)
+		p.tokenError([]string{"str"}, p.tok)
 		return p.missingExpr()
 	case LBRACKET:
 		return p.parseListExpr(true)

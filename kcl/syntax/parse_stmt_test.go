@@ -105,7 +105,7 @@ func TestParseErrors(t *testing.T) {
 		{"a = 0b12\n", `1:8 invalid digit for a base 2 literal, start: 7, stop: 8`},
 		{"a = 1x\n", `1:5 invalid int binary suffix`},
 		{"a = (1]\n", `1:7 mismatched closing delimiter`},
-		{"a = 99999999999999999999\n", `1:5 expected one of ["integer"] got 99999999999999999999`},
+		{"a = 99999999999999999999\n", `1:5 expected one of ["int"] got 99999999999999999999`},
 		{"schema A:\n    [str]: int\n    [str]: str\n", `3:5 duplicate schema index signature definitions, only one is allowed in the schema`},
 		{"1 = a\n", `1:1 'NumberLitExpression' is an illegal expression for assignment`},
 		{"a = \"${}\"\n", `1:6 invalid string interpolation expression: ''`},

@@ -17,6 +17,7 @@ import (
 func Scan(filename string, src []byte) ([]Token, error) {
 	s := newScanner(filename, src)
 	toks := s.scanAll()
+	s.errors = dedupErrors(s.errors)
 	clampErrorColumns(src, s.errors)
 	if len(s.errors) > 0 {
 		return toks, s.errors[0]
@@ -459,7 +460,9 @@ func (s *scanner) scanNumber(start int) {
 		case c == 'o' || ('0' <= c && c <= '9'):
 			base = 8
 			s.pos++
-			emptyInt = !s.eatDigits(false) && c == 'o'
+			// Like the official lexer: the first digit after 0 is taken as the
+			// base marker, so `07` and `00` have no digits but `017` is 0o17.
+			emptyInt = !s.eatDigits(false)
 		case c == 'x':
 			base = 16
 			s.pos++
@@ -617,19 +620,15 @@ func (s *scanner) scanString(start int, raw bool) {
 	if terminated {
 		end -= closeLen
 	}
+	// Decoding errors are reported where the content starts.
+	contentPos := Position{File: s.file, Line: startLine, Col: startCol + (open - start), Offset: open}
 	if end < open {
-		s.errors = append(s.errors, &Error{
-			Pos:  Position{File: s.file, Line: startLine, Col: startCol, Offset: start},
-			Kind: KindInvalidSyntax, Msg: "invalid string syntax",
-		})
+		s.errors = append(s.errors, &Error{Pos: contentPos, Kind: KindInvalidSyntax, Msg: "invalid string syntax"})
 		return
 	}
 	v, ok := decodeString(s.text[open:end], quote, long, raw)
 	if !ok {
-		s.errors = append(s.errors, &Error{
-			Pos:  Position{File: s.file, Line: startLine, Col: startCol, Offset: start},
-			Kind: KindInvalidSyntax, Msg: "invalid string syntax",
-		})
+		s.errors = append(s.errors, &Error{Pos: contentPos, Kind: KindInvalidSyntax, Msg: "invalid string syntax"})
 		return
 	}
 	t.Value = v

@@ -3,6 +3,7 @@ package applier_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,11 +44,12 @@ func TestTwoAppliersNeverOverlap(t *testing.T) {
 		readyAt(t, ns, fmt.Sprintf("run-%d", i), revisions[i])
 	}
 	assertNoOverlap(t)
-	expectAllAcked(t)
+	expectAllAcked(t, ns)
 }
 
-// expectAllAcked waits for the consumer to have nothing pending nor unacked.
-func expectAllAcked(t *testing.T) {
+// expectAllAcked waits until the stream holds no request for the KCLRuns of
+// namespace: in a work-queue stream a request leaves only when acked.
+func expectAllAcked(t *testing.T, namespace string) {
 	t.Helper()
 	nc, err := nats.Connect()
 	if err != nil {
@@ -58,14 +60,15 @@ func expectAllAcked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	filter := reconcilerequest.Subject(namespace, "x")
+	filter = filter[:strings.LastIndex(filter, ".")] + ".>"
 	NewWithT(t).Eventually(func(g Gomega) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		cons, err := js.Consumer(ctx, reconcilerequest.StreamName, reconcilerequest.ConsumerName)
+		stream, err := js.Stream(ctx, reconcilerequest.StreamName)
 		g.Expect(err).NotTo(HaveOccurred())
-		info, err := cons.Info(ctx)
+		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(filter))
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(info.NumAckPending).To(BeZero())
-		g.Expect(info.NumPending).To(BeZero())
+		g.Expect(info.State.Subjects).To(BeEmpty())
 	}, "2m", "500ms").Should(Succeed())
 }

@@ -32,5 +32,5 @@ func TestNATSRestartMidBurstConverges(t *testing.T) {
 		readyAt(t, ns, fmt.Sprintf("run-%d", i), latest[i])
 	}
 	assertNoOverlap(t)
-	expectAllAcked(t)
+	expectAllAcked(t, ns)
 }

@@ -55,7 +55,7 @@ func TestNoOpReconcileWritesNothing(t *testing.T) {
 }
 
 // waitQuiet waits until key has had no reconcile for a moment.
-func waitQuiet(t *testing.T, key string) {
+func waitQuiet(t testing.TB, key string) {
 	t.Helper()
 	last := -1
 	NewWithT(t).Eventually(func() bool {

@@ -16,12 +16,14 @@ import (
 	eventv1 "github.com/fluxcd/pkg/apis/event/v1"
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
@@ -56,6 +58,7 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	ctrllog.SetLogger(funcr.New(func(string, string) {}, funcr.Options{}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var err error
@@ -350,6 +353,13 @@ func createKCLRun(t testing.TB, namespace, name, source string, mutate ...func(*
 		t.Fatal(err)
 	}
 	request(t, namespace, name, reconcilerequest.ReasonCreated)
+	// Failing KCLRuns retry forever; delete them after the test so that they
+	// do not keep the appliers busy during the next ones.
+	t.Cleanup(func() {
+		if err := env.Client.Delete(context.Background(), obj); err == nil {
+			request(t, namespace, name, reconcilerequest.ReasonDeleting)
+		}
+	})
 	return obj
 }
 

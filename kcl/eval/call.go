@@ -56,6 +56,12 @@ func (in *Interp) evalCall(e *env, x *syntax.CallExpr) (value.Value, error) {
 		return nil, err
 	}
 	fn, ok := fv.(value.Callable)
+	if !ok && value.IsNoneOrUndefined(fv) {
+		// `a?.b()` on None is None.
+		if sel, isSel := x.Func.(*syntax.SelectorExpr); isSel && sel.HasQuestion {
+			return value.None, nil
+		}
+	}
 	if !ok {
 		return nil, errorAt(lineOnly(x.Pos()), value.KindEvaluation, "'%s' object is not callable", fv.Type())
 	}

@@ -558,14 +558,14 @@ func (in *Interp) evalFormatted(e *env, x *syntax.FormattedValue) (value.Value, 
 	if err != nil {
 		return nil, err
 	}
-	switch spec := strings.TrimSpace(x.FormatSpec); spec {
+	switch spec := strings.ToLower(strings.TrimSpace(x.FormatSpec)); spec {
 	case "":
 	case "#json":
 		return value.Str(value.EncodeJSON(v, value.JSONOptions{})), nil
 	case "#yaml":
 		return value.Str(formatYAML(v)), nil
 	default:
-		return nil, errorAt(x.Pos(), KindCompile, "%s is a invalid format spec", spec)
+		return nil, errorAt(x.Pos(), KindCompile, "%s is a invalid format spec", strings.TrimSpace(x.FormatSpec))
 	}
 	return value.Str(interpolationText(v)), nil
 }

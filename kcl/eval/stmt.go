@@ -32,7 +32,10 @@ func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
 			last = v
 			// Top-level expressions of the main package are output values.
 			if e.lambda == nil && e.schema == nil && e.pkg == in.main && !value.IsNoneOrUndefined(v) {
-				if _, isCall := x.(*syntax.CallExpr); !isCall {
+				_, isCall := x.(*syntax.CallExpr)
+				_, isSchemaExpr := x.(*syntax.SchemaExpr)
+				_, isBool := v.(value.Bool)
+				if !isCall && !(isSchemaExpr && isBool) {
 					in.exprResults = append(in.exprResults, exprResult{v, s.Pos()})
 				}
 			}
@@ -187,6 +190,10 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 			}
 			if last {
 				d.Set(step.Member.Value, v)
+				// A later union re-runs the schema from its config keys: keep this one.
+				if s, ok := cur.(*value.Schema); ok && !containsString(s.ConfigKeys, step.Member.Value) {
+					s.ConfigKeys = append(s.ConfigKeys, step.Member.Value)
+				}
 				break
 			}
 			next, ok := d.Get(step.Member.Value)
@@ -445,3 +452,12 @@ func (in *Interp) modRoot() string {
 }
 
 var _ = fmt.Sprintf
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

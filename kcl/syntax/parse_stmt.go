@@ -101,6 +101,10 @@ func (p *parser) parseExprOrAssignStmt(inSchema bool) Stmt {
 	start := p.startPos()
 	startTok := p.tok
 	targets := []Expr{p.parseExpr()}
+	// Where an invalid target is reported: the official parser uses the span
+	// from the expression's first token to the last token consumed, which is
+	// reversed (and so starts at the previous token's end) when nothing was.
+	targetPos := []Position{spanStart(start, p.endPos())}
 	var value Expr
 	var ty Type
 	hasType := false
@@ -129,7 +133,7 @@ func (p *parser) parseExprOrAssignStmt(inSchema bool) Stmt {
 		p.bump()
 		target, err := p.exprAsAssignTarget(targets[0])
 		if err != "" {
-			p.errorAt(targets[0].Pos(), err)
+			p.errorAt(targetPos[0], err)
 			p.parseExpr()
 			p.skipNewlines()
 			return nil
@@ -142,10 +146,12 @@ func (p *parser) parseExprOrAssignStmt(inSchema bool) Stmt {
 	}
 	for p.tok.Kind == EQ {
 		p.bump()
+		exprStart := p.startPos()
 		e := p.parseExpr()
 		if value != nil {
 			targets = append(targets, value)
 		}
+		targetPos = append(targetPos, spanStart(exprStart, p.endPos()))
 		value = e
 	}
 	if op, ok := augOps[p.tok.Kind]; ok && len(targets) == 1 && hasType && inSchema {
@@ -163,10 +169,10 @@ func (p *parser) parseExprOrAssignStmt(inSchema bool) Stmt {
 	end := p.endPos()
 	if value != nil {
 		st := &AssignStmt{Value: value, Ty: ty}
-		for _, t := range targets {
+		for i, t := range targets {
 			target, err := p.exprAsAssignTarget(t)
 			if err != "" {
-				p.errorAt(t.Pos(), err)
+				p.errorAt(targetPos[i], err)
 				continue
 			}
 			st.Targets = append(st.Targets, target)
@@ -196,10 +202,10 @@ func (p *parser) parseExprOrAssignStmt(inSchema bool) Stmt {
 	p.tokenError([]string{"="}, p.tok)
 	if !inSchema {
 		st := &AssignStmt{Value: miss, Ty: ty}
-		for _, t := range targets {
+		for i, t := range targets {
 			target, err := p.exprAsAssignTarget(t)
 			if err != "" {
-				p.errorAt(t.Pos(), err)
+				p.errorAt(targetPos[i], err)
 				continue
 			}
 			st.Targets = append(st.Targets, target)
@@ -832,4 +838,13 @@ func (p *parser) parseRuleStmt(decorators []*CallExpr) Stmt {
 	p.bumpToken(DEDENT)
 	st.SetSpan(start, p.endPos())
 	return st
+}
+
+// spanStart is the start of the span from a to b, which the official parser
+// normalizes when b comes before a.
+func spanStart(a, b Position) Position {
+	if b.Offset < a.Offset {
+		return b
+	}
+	return a
 }

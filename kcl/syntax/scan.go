@@ -324,7 +324,7 @@ var threeCharOps = map[string]TokenKind{
 }
 
 var twoCharOps = map[string]TokenKind{
-	"==": EQEQ, "!=": NEQ, "<=": LTEQ, ">=": GTEQ, "<<": LTLT, ">>": GTGT, "->": ARROW,
+	"==": EQEQ, "!=": NEQ, "<=": LTEQ, ">=": GTEQ, "<<": LTLT, ">>": GTGT,
 	"+=": PLUSEQ, "-=": MINUSEQ, "*=": STAREQ, "/=": SLASHEQ, "%=": PERCENTEQ, "^=": CARETEQ,
 	"&=": AMPEQ, "|=": PIPEEQ, "**": STARSTAR, "//": SLASHSLASH,
 }
@@ -366,7 +366,7 @@ func (s *scanner) scanOperator(start int, c rune) {
 			case LPAREN, LBRACKET, LBRACE:
 				s.delims = append(s.delims, k)
 			case RPAREN, RBRACKET, RBRACE:
-				s.closeDelim(start, k)
+				k = s.closeDelim(start, k)
 			case GT:
 				// The official lexer merges a '-' token right before '>' into '->',
 				// even with blanks between, starting the arrow one byte before '>'.
@@ -387,21 +387,29 @@ func (s *scanner) scanOperator(start int, c rune) {
 	s.errorAt(start, "unknown start of token")
 }
 
-func (s *scanner) closeDelim(start int, k TokenKind) {
-	msg := map[TokenKind]string{
-		RPAREN:   "error nesting on close paren",
-		RBRACE:   "error nesting on close brace",
-		RBRACKET: "mismatched closing delimiter",
-	}[k]
+// closeDelim pops the innermost open bracket. A mismatched closer is reported
+// and, as in the official lexer, becomes the closer the open bracket expects.
+func (s *scanner) closeDelim(start int, k TokenKind) TokenKind {
+	var msg string
+	switch k {
+	case RPAREN:
+		msg = "error nesting on close paren"
+	case RBRACE:
+		msg = "error nesting on close brace"
+	default:
+		msg = "mismatched closing delimiter"
+	}
 	if len(s.delims) == 0 {
 		s.errorAt(start, msg)
-		return
+		return k
 	}
 	open := s.delims[len(s.delims)-1]
 	s.delims = s.delims[:len(s.delims)-1]
 	if closeOf[open] != k {
 		s.errorAt(start, msg)
+		return closeOf[open]
 	}
+	return k
 }
 
 func (s *scanner) scanIdent(start int, escaped bool) {

@@ -79,17 +79,17 @@ func rustIsWhitespace(r rune) bool { return unicode.IsSpace(r) || r == 0x85 }
 
 func init() {
 	method("lower", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
-		return value.Str(strings.ToLower(s)), nil
+		return value.Str(lowerText(s)), nil
 	})
 	method("upper", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
-		return value.Str(strings.ToUpper(s)), nil
+		return value.Str(upperText(s)), nil
 	})
 	method("capitalize", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
 		if s == "" {
 			return value.Str(""), nil
 		}
 		r, n := utf8.DecodeRuneInString(s)
-		return value.Str(strings.ToUpper(string(r)) + strings.ToLower(s[n:])), nil
+		return value.Str(upperText(string(r)) + lowerText(s[n:])), nil
 	})
 	method("chars", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
 		vs, err := Iterate(value.Str(s))
@@ -295,14 +295,14 @@ func init() {
 			switch {
 			case unicode.IsLower(c):
 				if !prevCased {
-					b.WriteRune(unicode.ToTitle(c))
+					b.WriteString(titleRune(c))
 				} else {
 					b.WriteRune(c)
 				}
 				prevCased = true
 			case unicode.IsUpper(c) || unicode.IsTitle(c):
 				if prevCased {
-					b.WriteString(strings.ToLower(string(c)))
+					b.WriteString(lowerText(string(c)))
 				} else {
 					b.WriteRune(c)
 				}

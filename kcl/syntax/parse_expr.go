@@ -1146,9 +1146,6 @@ func (p *parser) parseIfEntryBodyItem(body *ConfigIfEntryExpr, needSkip bool) bo
 	if p.isKw("elif") || p.isKw("else") {
 		return false
 	}
-	if p.tok.Kind == EOF {
-		return false
-	}
 	if p.isKw("if") {
 		v := p.parseIfEntryExpr()
 		e := &ConfigEntry{Value: v, Operation: OpOverride}

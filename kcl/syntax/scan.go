@@ -574,27 +574,31 @@ func (s *scanner) scanString(start int, raw bool) {
 	}
 	startLine, startCol := s.line, s.col(start)
 	terminated := false
+	// The loop mirrors the official lexer's arms: an escaped backslash or quote
+	// is skipped without the end-of-line check, so `"a\"` runs on past the
+	// line break until a quote or the end of a later line.
 	for s.pos < len(s.src) {
 		c := s.src[s.pos]
 		s.pos++
-		switch {
-		case c == '\\' && s.pos < len(s.src) && (s.src[s.pos] == '\\' || s.src[s.pos] == quote):
-			s.pos++
-		case c == quote:
-			if long {
-				if s.peekAt(s.pos) == rune(quote) && s.peekAt(s.pos+1) == rune(quote) {
-					s.pos += 2
-					terminated = true
-				}
-			} else {
-				terminated = true
-			}
-		case c == '\n':
+		if c == '\n' {
 			s.line++
 			s.lineStart = s.pos
 		}
-		if terminated {
-			break
+		if c == '\\' && s.pos < len(s.src) && (s.src[s.pos] == '\\' || s.src[s.pos] == quote) {
+			s.pos++
+			continue
+		}
+		if c == quote {
+			if !long {
+				terminated = true
+				break
+			}
+			if s.peekAt(s.pos) == rune(quote) && s.peekAt(s.pos+1) == rune(quote) {
+				s.pos += 2
+				terminated = true
+				break
+			}
+			continue
 		}
 		if !long && (s.pos >= len(s.src) || s.src[s.pos] == '\n' || s.src[s.pos] == '\r') {
 			break

@@ -70,13 +70,35 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	if len(files) == 0 {
 		files = []string{"."}
 	}
+	ext := map[string]string{}
+	for name, p := range opts.ExternalPkgs {
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
+		}
+		ext[name] = p
+	}
 	var absFiles []string
+	entryPkgs := map[string]string{}
 	for _, f := range files {
 		f = strings.ReplaceAll(f, "${KCL_MOD}", modRoot)
+		// ${name:KCL_MOD}/file.k is an entry file of external package name.
+		extName := ""
+		if rest, ok := strings.CutPrefix(f, "${"); ok {
+			if name, tail, ok := strings.Cut(rest, ":KCL_MOD}"); ok {
+				dir, known := ext[name]
+				if !known {
+					return nil, &Error{Kind: "CannotFindModule", Message: fmt.Sprintf("the external package %s of entry %s is not given (-E %s=path)", name, f, name)}
+				}
+				f, extName = dir+tail, name
+			}
+		}
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(root, f)
 		}
 		absFiles = append(absFiles, filepath.Clean(f))
+		if extName != "" {
+			entryPkgs[filepath.Clean(f)] = extName
+		}
 	}
 	if m := findModRoot(filepath.Dir(absFiles[0]), root); m != "" {
 		modRoot = m
@@ -102,13 +124,6 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	for rel, b := range opts.FileOverrides {
 		overrides[filepath.Join(root, rel)] = b
 	}
-	ext := map[string]string{}
-	for name, p := range opts.ExternalPkgs {
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, p)
-		}
-		ext[name] = p
-	}
 	var stdout io.Writer = io.Discard
 	if opts.Stdout != nil {
 		stdout = opts.Stdout
@@ -132,6 +147,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		Files:         absFiles,
 		ModRoot:       modRoot,
 		ExternalPkgs:  ext,
+		EntryPkgs:     entryPkgs,
 		FileOverrides: overrides,
 		Options:       optionValues,
 		Overrides:     firstNonEmpty(opts.Overrides, st.overrides),
@@ -320,7 +336,7 @@ func profileEntries(modRoot string) []string {
 		var entries []string
 		if err := json.Unmarshal([]byte(strings.TrimSpace(list)), &entries); err == nil {
 			for i, e := range entries {
-				if !filepath.IsAbs(e) {
+				if !filepath.IsAbs(e) && !strings.HasPrefix(e, "${") {
 					entries[i] = filepath.Join(modRoot, e)
 				}
 			}

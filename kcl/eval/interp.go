@@ -24,6 +24,9 @@ type Config struct {
 	ModRoot string
 	// ExternalPkgs maps external package names to absolute directories.
 	ExternalPkgs map[string]string
+	// EntryPkgs marks entry files given as ${name:KCL_MOD}/...: they belong to
+	// the main package but import as files of external package name.
+	EntryPkgs map[string]string
 	// FileOverrides replace file contents, keyed by absolute path.
 	FileOverrides map[string][]byte
 	// Options are option() values (from -D and settings).

@@ -402,20 +402,9 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 		if rest != "" {
 			dir = importDir(base, strings.Split(rest, "."))
 		}
-		rel, err := filepath.Rel(in.modRoot(), dir)
-		if err != nil || strings.HasPrefix(rel, "..") {
-			pkgPath = raw
-		} else {
-			pkgPath = strings.ReplaceAll(filepath.ToSlash(rel), "/", ".")
-		}
+		pkgPath = in.relImportPath(f, dir, raw)
 	default:
-		parts := strings.Split(raw, ".")
-		if ext, ok := in.cfg.ExternalPkgs[parts[0]]; ok {
-			dir = importDir(ext, parts[1:])
-		} else {
-			dir = importDir(in.modRoot(), parts)
-		}
-		pkgPath = raw
+		dir, pkgPath = in.resolveAbsImport(f, raw)
 	}
 	if p, ok := in.pkgs[pkgPath]; ok {
 		return p, nil

@@ -228,7 +228,7 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 		root = modRoot
 	}
 	for _, f := range append(append([]string(nil), opts.Files...), opts.Settings...) {
-		if strings.Contains(f, "${KCL_MOD}") {
+		if modRelative(f) {
 			continue
 		}
 		abs := f
@@ -254,7 +254,7 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 func rebase(paths []string, cwd, root string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		if strings.Contains(p, "${KCL_MOD}") {
+		if modRelative(p) {
 			out[i] = p
 			continue
 		}
@@ -268,6 +268,12 @@ func rebase(paths []string, cwd, root string) []string {
 		out[i] = r
 	}
 	return out
+}
+
+// modRelative reports ${KCL_MOD}/... and ${name:KCL_MOD}/... entries, which
+// the engine resolves against the module root or an external package.
+func modRelative(p string) bool {
+	return strings.HasPrefix(p, "${") && strings.Contains(p, "KCL_MOD}")
 }
 
 func within(root, p string) bool {

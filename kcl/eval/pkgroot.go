@@ -1,0 +1,69 @@
+package eval
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// Every package belongs to a package root: the main program's module root, or
+// the directory of an external package (-E name=path). An absolute import
+// inside an external package resolves against that package's root first (the
+// k8s module's files import "apimachinery.pkg.apis.meta.v1", meaning
+// "k8s.apimachinery.pkg.apis.meta.v1"), then against the external packages.
+
+// fileRoot returns the package root and the external package name ("" for
+// the main program) a file imports from. External package paths always start
+// with the external package's name, so the root follows from the path; main
+// package files given as ${name:KCL_MOD}/... belong to package name.
+func (in *Interp) fileRoot(f *fileUnit) (root, extName string) {
+	if f.pkg.path == value.MainPkg {
+		if name, ok := in.cfg.EntryPkgs[f.path]; ok {
+			return in.cfg.ExternalPkgs[name], name
+		}
+		return in.modRoot(), ""
+	}
+	first, _, _ := strings.Cut(f.pkg.path, ".")
+	if ext, ok := in.cfg.ExternalPkgs[first]; ok {
+		return ext, first
+	}
+	return in.modRoot(), ""
+}
+
+// resolveAbsImport finds the directory and package path an absolute import
+// (no leading dot) names when written in a file of package from.
+func (in *Interp) resolveAbsImport(from *fileUnit, raw string) (dir, pkgPath string) {
+	parts := strings.Split(raw, ".")
+	root, extName := in.fileRoot(from)
+	if extName != "" {
+		// Internal to the external package: its own root comes first.
+		internal := importDir(root, parts)
+		if in.sb.IsDir(internal) || in.sb.IsFile(internal+".k") {
+			return internal, extName + "." + raw
+		}
+	}
+	if ext, ok := in.cfg.ExternalPkgs[parts[0]]; ok {
+		return importDir(ext, parts[1:]), raw
+	}
+	return importDir(root, parts), raw
+}
+
+// relImportPath names the package a relative import resolved to dir: the path
+// below the importing package's root, prefixed with the external package's
+// name when there is one; raw when dir is outside the root.
+func (in *Interp) relImportPath(from *fileUnit, dir, raw string) string {
+	root, extName := in.fileRoot(from)
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return raw
+	}
+	p := strings.ReplaceAll(filepath.ToSlash(rel), "/", ".")
+	switch {
+	case extName == "":
+		return p
+	case rel == ".":
+		return extName
+	}
+	return extName + "." + p
+}

@@ -12,7 +12,7 @@ import (
 )
 
 // runJetStream starts a real in-process nats-server with JetStream on a temp dir.
-func runJetStream(t *testing.T) jetstream.JetStream {
+func runJetStream(t testing.TB) jetstream.JetStream {
 	t.Helper()
 	srv, err := server.NewServer(&server.Options{
 		Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,

@@ -114,7 +114,7 @@ func waitForStream(ctx context.Context, js jetstream.JetStream) (jetstream.Strea
 	}
 }
 
-func newNamespace(t *testing.T) string {
+func newNamespace(t testing.TB) string {
 	t.Helper()
 	ns, err := testEnv.CreateNamespace(context.Background(), "watcher")
 	if err != nil {
@@ -124,7 +124,7 @@ func newNamespace(t *testing.T) string {
 }
 
 // newKCLRun creates a KCLRun on a GitRepository source.
-func newKCLRun(t *testing.T, namespace, name, source string, mutate ...func(*kclv1.KCLRun)) *kclv1.KCLRun {
+func newKCLRun(t testing.TB, namespace, name, source string, mutate ...func(*kclv1.KCLRun)) *kclv1.KCLRun {
 	t.Helper()
 	run := &kclv1.KCLRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},

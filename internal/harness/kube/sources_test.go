@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 )
 
 func namespace(name string) *corev1.Namespace {
@@ -51,26 +52,23 @@ func TestFluxSourcesCarryPublishedArtifacts(t *testing.T) {
 	}
 }
 
-func TestImagePolicyStatusRoundTrips(t *testing.T) {
+func TestImagePolicyLatestRefRoundTrips(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns, err := env.CreateNamespace(ctx, "images")
 	g.Expect(err).NotTo(HaveOccurred())
 
-	policy := &imagev1.ImagePolicy{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app"},
-		Spec: imagev1.ImagePolicySpec{
-			ImageRepositoryRef: meta.NamespacedObjectReference{Name: "app"},
-			Policy:             imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: ">=1.0.0"}},
-		},
-	}
-	g.Expect(env.Client.Create(ctx, policy)).To(Succeed())
-	policy.Status.LatestRef = &imagev1.ImageRef{Name: "ghcr.io/example/app", Tag: "1.2.3", Digest: "sha256:" + sixtyFourHex}
-	g.Expect(env.Client.Status().Update(ctx, policy)).To(Succeed())
+	first := imagev1.ImageRef{Name: "ghcr.io/example/app", Tag: "1.2.3", Digest: "sha256:" + sixtyFourHex}
+	policy, err := imagepolicy.Create(ctx, env.Client, ns, "app", first)
+	g.Expect(err).NotTo(HaveOccurred())
+	second := imagev1.ImageRef{Name: "ghcr.io/example/app", Tag: "1.3.0"}
+	g.Expect(imagepolicy.SetLatest(ctx, env.Client, policy, second)).To(Succeed())
 
 	var got imagev1.ImagePolicy
 	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(policy), &got)).To(Succeed())
-	g.Expect(got.Status.LatestRef).To(Equal(policy.Status.LatestRef))
+	g.Expect(got.Status.LatestRef).To(HaveValue(Equal(second)))
+	g.Expect(got.Status.ObservedPreviousRef).To(HaveValue(Equal(first)))
+	g.Expect(apimeta.IsStatusConditionTrue(got.Status.Conditions, meta.ReadyCondition)).To(BeTrue())
 }
 
 const sixtyFourHex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"

@@ -11,7 +11,8 @@ import (
 // value is never interpolated. KCL cannot spell a value holding "${" with no
 // "}" after it in a quoted literal; QuoteString returns an error for those.
 func QuoteString(s string) (string, error) {
-	if i := strings.Index(s, "${"); i >= 0 && !strings.Contains(s[i:], "}") {
+	// Interpolations run from "${" to the next "}", so the last "${" decides.
+	if i := strings.LastIndex(s, "${"); i >= 0 && !strings.Contains(s[i:], "}") {
 		return "", fmt.Errorf("string %q has an unclosed ${ that KCL would read as interpolation", s)
 	}
 	var b strings.Builder

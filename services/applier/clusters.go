@@ -60,6 +60,9 @@ func (c *clusterClients) localCluster() (*cluster, error) {
 func (c *clusterClients) forKCLRun(ctx context.Context, reader client.Client, obj *v1alpha1.KCLRun, defaultSA string) (*cluster, error) {
 	sa := obj.Spec.ServiceAccountName
 	if ref := obj.Spec.KubeConfig; ref != nil {
+		if ref.SecretRef == nil {
+			return nil, fmt.Errorf("spec.kubeConfig.configMapRef (cloud providers) is not supported, use spec.kubeConfig.secretRef")
+		}
 		secret := &corev1.Secret{}
 		name := types.NamespacedName{Namespace: obj.Namespace, Name: ref.SecretRef.Name}
 		if err := reader.Get(ctx, name, secret); err != nil {

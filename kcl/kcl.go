@@ -68,6 +68,16 @@ type Error struct {
 	File    string // relative to WorkDir when inside it
 	Line    int    // 1-based; 0 when unknown
 	Col     int    // 1-based; 0 when unknown
+	Note    string // optional hint, printed as "note: ..." after the diagnostic
+	// Labels are further locations of the error (a declaration, a failed check).
+	Labels []Label
+}
+
+// Label is a secondary location of an Error.
+type Label struct {
+	File      string
+	Line, Col int // Col 0 when unknown
+	Message   string
 }
 
 func (e *Error) Error() string {

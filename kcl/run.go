@@ -184,11 +184,17 @@ func firstNonEmpty(a, b []string) []string {
 func toError(err error, root string) error {
 	var ee *eval.Error
 	if errors.As(err, &ee) {
-		file := ee.Pos.File
-		if rel, rerr := filepath.Rel(root, file); rerr == nil && filepath.IsAbs(file) && !strings.HasPrefix(rel, "..") {
-			file = rel
+		relFile := func(file string) string {
+			if rel, rerr := filepath.Rel(root, file); rerr == nil && filepath.IsAbs(file) && !strings.HasPrefix(rel, "..") {
+				return rel
+			}
+			return file
 		}
-		return &Error{Kind: ee.Kind, Message: ee.Msg, File: file, Line: ee.Pos.Line, Col: ee.Pos.Col}
+		ke := &Error{Kind: ee.Kind, Message: ee.Msg, File: relFile(ee.Pos.File), Line: ee.Pos.Line, Col: ee.Pos.Col, Note: ee.Note}
+		for _, l := range ee.Labels {
+			ke.Labels = append(ke.Labels, Label{File: relFile(l.Pos.File), Line: l.Pos.Line, Col: l.Pos.Col, Message: l.Msg})
+		}
+		return ke
 	}
 	var se *syntax.Error
 	if errors.As(err, &se) {

@@ -100,6 +100,9 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("want a program error, got %v (output %q)", got.err, got.yaml)
 			}
 			text := kerr.Kind + ": " + kerr.Message
+			for _, l := range kerr.Labels {
+				text += "\n" + l.Message
+			}
 			if !strings.Contains(text, strings.TrimSpace(string(want))) {
 				t.Fatalf("error %q does not contain %q", text, strings.TrimSpace(string(want)))
 			}

@@ -25,6 +25,27 @@ type Error struct {
 	Kind string
 	Msg  string
 	Pos  syntax.Position
+	// Labels are further located messages (where a variable was declared,
+	// which check failed).
+	Labels []Label
+	// Note is an optional hint printed after the diagnostic.
+	Note string
+	// Detail is the message runtime.catch() returns, when it differs from Msg.
+	Detail string
+}
+
+// Label is a secondary location of an error.
+type Label struct {
+	Pos syntax.Position
+	Msg string
+}
+
+// ErrorMessage is what runtime.catch() reports.
+func (e *Error) ErrorMessage() string {
+	if e.Detail != "" {
+		return e.Detail
+	}
+	return e.Msg
 }
 
 func (e *Error) Error() string {

@@ -48,6 +48,8 @@ type Interp struct {
 	// expressions being evaluated: required attributes are checked only on
 	// top-level instances.
 	schemaStack, exprStack int
+	// checkPos is where the instance whose checks run was created.
+	checkPos syntax.Position
 	// currentPkg is the package whose statement runs now.
 	currentPkg string
 	// exprResults are the values of top-level expression statements.
@@ -227,7 +229,7 @@ func (in *Interp) prepare(p *pkgState) {
 // the top level (branches included), which the official engine rejects
 // before running.
 func checkImmutable(refs []stmtRef) error {
-	seen := map[string]bool{}
+	seen := map[string]syntax.Position{}
 	var walk func(stmts []syntax.Stmt) error
 	walk = func(stmts []syntax.Stmt) error {
 		for _, s := range stmts {
@@ -238,10 +240,21 @@ func checkImmutable(refs []stmtRef) error {
 					if len(t.Paths) != 0 || isPrivate(name) {
 						continue
 					}
-					if seen[name] {
-						return errorAt(t.Pos(), KindImmutable, "Can not change the value of '%s', because it was declared immutable", name)
+					if first, ok := seen[name]; ok {
+						return &Error{Kind: KindImmutable, Pos: t.Pos(),
+							Msg:    fmt.Sprintf("Can not change the value of '%s', because it was declared immutable", name),
+							Labels: []Label{{Pos: first, Msg: fmt.Sprintf("The variable '%s' is declared here", name)}},
+							Note:   fmt.Sprintf("change the variable name to '_%s' to make it mutable", name)}
 					}
-					seen[name] = true
+					seen[name] = t.Pos()
+				}
+			case *syntax.AugAssignStmt:
+				name := s.Target.Name.Value
+				if first, ok := seen[name]; ok && !isPrivate(name) {
+					return &Error{Kind: KindImmutable, Pos: s.Target.Pos(),
+						Msg:    fmt.Sprintf("Immutable variable '%s' is modified during compiling", name),
+						Labels: []Label{{Pos: first, Msg: fmt.Sprintf("The variable '%s' is declared here firstly", name)}},
+						Note:   fmt.Sprintf("change the variable name to '_%s' to make it mutable", name)}
 				}
 			case *syntax.IfStmt:
 				if err := walk(s.Body); err != nil {

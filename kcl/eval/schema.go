@@ -393,6 +393,9 @@ func (in *Interp) runFrameStmt(f *schemaFrame, i int) error {
 }
 
 func (in *Interp) runChecks(def *schemaDef, f *schemaFrame, args []value.Value, kwargs []value.KV, pos syntax.Position) error {
+	prev := in.checkPos
+	in.checkPos = pos
+	defer func() { in.checkPos = prev }()
 	var run func(d *schemaDef) error
 	run = func(d *schemaDef) error {
 		if d.parent != nil {
@@ -447,7 +450,7 @@ func (in *Interp) runCheck(e *env, c *syntax.CheckExpr) error {
 	if v.Truth() {
 		return nil
 	}
-	msg := "Check failed on the condition"
+	msg, detail := "Check failed on the condition", ""
 	if c.Msg != nil {
 		m, err := in.eval(e, c.Msg)
 		if err != nil {
@@ -455,9 +458,14 @@ func (in *Interp) runCheck(e *env, c *syntax.CheckExpr) error {
 		}
 		if s := m.String(); s != "" {
 			msg += ": " + s
+			detail = s
 		}
 	}
-	return &Error{Kind: value.KindEvaluation, Msg: msg, Pos: lineOnly(c.Pos())}
+	if detail == "" {
+		detail = msg
+	}
+	return &Error{Kind: value.KindEvaluation, Msg: "Instance check failed", Pos: in.checkPos,
+		Labels: []Label{{Pos: lineOnly(c.Pos()), Msg: msg}}, Detail: detail}
 }
 
 // frameLookup reads an attribute of the instance under construction.
@@ -729,13 +737,13 @@ func checkParams(a *syntax.Arguments) error {
 	if a == nil {
 		return nil
 	}
-	seenDefault := false
-	for i, p := range a.Args {
-		hasDefault := i < len(a.Defaults) && a.Defaults[i] != nil
-		if hasDefault {
-			seenDefault = true
-		} else if seenDefault {
-			return errorAt(p.Pos(), KindIllegalParameter, "non-default argument follows default argument")
+	var lastDefault syntax.Expr
+	for i := range a.Args {
+		if i < len(a.Defaults) && a.Defaults[i] != nil {
+			lastDefault = a.Defaults[i]
+		} else if lastDefault != nil {
+			return &Error{Kind: KindIllegalParameter, Msg: "non-default argument follows default argument", Pos: lastDefault.Pos(),
+				Note: "A default argument value must be followed by other default arguments"}
 		}
 	}
 	return nil

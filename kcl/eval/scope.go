@@ -100,6 +100,15 @@ func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value,
 		} else if ok {
 			return v, nil
 		}
+		// A config entry merged in from another file of the main package sees
+		// the imports of the file it was written in, as the official engine does.
+		if other := e.pkg.fileAt(pos.File); other != nil && other != e.file {
+			if v, ok, err := in.lazyImport(other, name); err != nil {
+				return nil, err
+			} else if ok {
+				return v, nil
+			}
+		}
 	}
 	if v, ok := builtins.Universe[name]; ok {
 		return v, nil
@@ -151,3 +160,16 @@ func (in *Interp) lazyImport(f *fileUnit, name string) (value.Value, bool, error
 
 // isPrivate reports names that are mutable and not exported.
 func isPrivate(name string) bool { return strings.HasPrefix(name, "_") }
+
+// fileAt returns the package's file with the given absolute path, if any.
+func (p *pkgState) fileAt(path string) *fileUnit {
+	if p == nil || path == "" {
+		return nil
+	}
+	for _, f := range p.files {
+		if f.path == path {
+			return f
+		}
+	}
+	return nil
+}

@@ -376,10 +376,9 @@ func (in *Interp) execImport(f *fileUnit, s *syntax.ImportStmt) error {
 	}
 	if p.module == nil {
 		p.module = &value.Module{Name: p.path, Members: map[string]value.Value{}}
+		// Private names stay readable through the module (pkg._x), as in the
+		// official engine; they are only left out of the output.
 		for name, v := range p.global.vals {
-			if isPrivate(name) {
-				continue
-			}
 			p.module.Members[name] = v
 		}
 	}

@@ -237,6 +237,10 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 		_, ok := value.AsDict(v)
 		return v, ok, nil
 	}
+	if in.isNumberMultiplierType(e, t.Identifier) {
+		_, ok := v.(value.Unit)
+		return v, ok, nil
+	}
 	tv, err := in.evalIdentifier(e, t.Identifier)
 	if err != nil {
 		return nil, false, err
@@ -247,7 +251,7 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 	}
 	switch x := v.(type) {
 	case *value.Schema:
-		if sd, ok := x.Def.(*schemaDef); ok && (sd.isSubOf(def) || implementsProtocol(sd, def)) {
+		if sd, ok := x.Def.(*schemaDef); ok && (sd.isSubOf(def) || implementsProtocol(sd, def) || sameDefinition(sd, def)) {
 			return v, true, nil
 		}
 		return v, false, nil
@@ -276,6 +280,36 @@ func implementsProtocol(sd, proto *schemaDef) bool {
 			if m.stmt != nil && m.stmt.ForHostName != nil && m.stmt.ForHostName.Name() == proto.name {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// isNumberMultiplierType reports units.NumberMultiplier (the type of 1Gi-like
+// literals), a type the units system module declares but has no value for.
+func (in *Interp) isNumberMultiplierType(e *env, id *syntax.Identifier) bool {
+	if len(id.Names) != 2 || id.Names[1].Value != "NumberMultiplier" || e == nil || e.file == nil {
+		return false
+	}
+	mv, ok := e.file.imports[id.Names[0].Value]
+	if !ok {
+		mv, ok, _ = in.lazyImport(e.file, id.Names[0].Value)
+	}
+	m, isMod := mv.(*value.Module)
+	return ok && isMod && m.Name == "units"
+}
+
+// sameDefinition reports a schema (or an ancestor) defined by the same
+// statement as def: a file imported both as its directory's package and as a
+// single-file package (konfig's frontend and frontend.server) defines each of
+// its schemas once per package, and both are one type.
+func sameDefinition(sd, def *schemaDef) bool {
+	if def.stmt == nil {
+		return false
+	}
+	for s := sd; s != nil; s = s.parent {
+		if s.stmt == def.stmt {
+			return true
 		}
 	}
 	return false

@@ -64,26 +64,16 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 		b.WriteString("\n")
 		return b.String()
 	}
-	path := e.File
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(workDir, path)
+	writeSnippet(&b, workDir, e.File, e.Line, e.Col, e.Message)
+	for _, l := range e.Labels {
+		if l.File == "" || l.Line <= 0 {
+			continue
+		}
+		writeSnippet(&b, workDir, l.File, l.Line, l.Col, l.Message)
 	}
-	col := e.Col
-	if col <= 0 {
-		col = 1
+	if e.Note != "" {
+		fmt.Fprintf(&b, "note: %s\n", e.Note)
 	}
-	num := strconv.Itoa(e.Line)
-	pad := strings.Repeat(" ", len(num))
-	fmt.Fprintf(&b, "%s--> %s:%d:%d\n", pad, path, e.Line, col)
-	fmt.Fprintf(&b, "%s |\n", pad)
-	line := sourceLine(path, e.Line)
-	fmt.Fprintf(&b, "%s | %s\n", num, line)
-	if e.Col > 0 {
-		fmt.Fprintf(&b, "%s | %s^ %s\n", pad, strings.Repeat(" ", e.Col-1), e.Message)
-	} else {
-		fmt.Fprintf(&b, "%s |  %s\n", pad, e.Message)
-	}
-	fmt.Fprintf(&b, "%s |\n", pad)
 	return b.String()
 }
 
@@ -97,4 +87,28 @@ func sourceLine(path string, n int) string {
 		return strings.TrimRight(lines[n-1], "\r")
 	}
 	return ""
+}
+
+// writeSnippet prints one located message: the location, the source line and
+// the message under a caret (or without one when the column is unknown).
+func writeSnippet(b *strings.Builder, workDir, file string, line, col int, msg string) {
+	path := file
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(workDir, path)
+	}
+	shown := col
+	if shown <= 0 {
+		shown = 1
+	}
+	num := strconv.Itoa(line)
+	pad := strings.Repeat(" ", len(num))
+	fmt.Fprintf(b, "%s--> %s:%d:%d\n", pad, path, line, shown)
+	fmt.Fprintf(b, "%s |\n", pad)
+	fmt.Fprintf(b, "%s | %s\n", num, sourceLine(path, line))
+	if col > 0 {
+		fmt.Fprintf(b, "%s | %s^ %s\n", pad, strings.Repeat(" ", col-1), msg)
+	} else {
+		fmt.Fprintf(b, "%s |  %s\n", pad, msg)
+	}
+	fmt.Fprintf(b, "%s |\n", pad)
 }

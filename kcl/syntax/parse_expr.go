@@ -9,6 +9,8 @@ import (
 // Expression parsing.
 
 func (p *parser) parseExpr() Expr {
+	p.enter()
+	defer p.leave()
 	if p.tok.Kind == INDENT {
 		p.errorAt(p.tok.Pos(p.file), "unexpected token '"+tokenString(p.tok)+"'")
 		p.bump()

@@ -1,6 +1,9 @@
 package syntax
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestParseSchema(t *testing.T) {
 	src := `@deprecated(version="1")
@@ -171,5 +174,21 @@ func TestParseBOM(t *testing.T) {
 	m, err := ParseFile("main.k", []byte("\ufeffa = 1\n"))
 	if err != nil || len(m.Body) != 1 {
 		t.Fatalf("%v %s", err, dump(m.Body))
+	}
+}
+
+func TestParseDeepNesting(t *testing.T) {
+	ok := "a = " + strings.Repeat("[", 900) + strings.Repeat("]", 900) + "\n"
+	if _, err := ParseFile("main.k", []byte(ok)); err != nil {
+		t.Errorf("900 nested lists: %v", err)
+	}
+	deep := "a = " + strings.Repeat("(", 20000) + "1" + strings.Repeat(")", 20000) + "\n"
+	_, err := ParseFile("main.k", []byte(deep))
+	if e, isErr := err.(*Error); !isErr || e.Msg != "expression nested too deeply" {
+		t.Errorf("20000 nested parentheses: %v", err)
+	}
+	chain := "a = " + strings.Repeat("1 if x else ", 20000) + "0\n"
+	if _, err := ParseFile("main.k", []byte(chain)); err == nil {
+		t.Errorf("20000 chained if-else accepted")
 	}
 }

@@ -13,7 +13,7 @@ import (
 // and brackets skip NEWLINE/INDENT/DEDENT tokens where the official parser does.
 
 const (
-	maxNesting = 1000 // deeper expressions end with a syntax error instead of a stack overflow
+	maxNesting = 3000 // about 1000 nested brackets; deeper input ends with a syntax error, not a stack overflow
 	maxErrors  = 1000 // parsing stops after this many errors
 )
 

@@ -91,7 +91,9 @@ func (k TokenKind) String() string {
 // Token is one lexical token with its exact extent in the source.
 //
 // Start and End are byte offsets (End exclusive), so src[Start:End] is the token's
-// text. Line/Col and EndLine/EndCol are 1-based; columns count runes.
+// text. Line/Col and EndLine/EndCol are 1-based; columns count runes. As in the
+// official engine, a NEWLINE ends at column 1 of the next line, and tokens at
+// the end of input sit on the last line.
 type Token struct {
 	Kind    TokenKind
 	Start   int
@@ -100,8 +102,8 @@ type Token struct {
 	Col     int
 	EndLine int
 	EndCol  int
-	// Text is the source text of the token (src[Start:End]); empty for
-	// NEWLINE/INDENT/DEDENT/EOF synthesized at the end of input.
+	// Text is the source text of the token (src[Start:End]); empty for INDENT,
+	// DEDENT, EOF and the NEWLINE synthesized at the end of input.
 	Text string
 	// Value is the decoded value of a STRING (escapes processed, quotes and prefix
 	// removed; triple-quoted strings are not yet dedented), the name of an IDENT

@@ -16,7 +16,9 @@
 // Binaries come from KUBEBUILDER_ASSETS; when it is unset the harness runs
 // hack/envtest/build.sh (cached, builds once) and uses the folder it prints. The extra CRDs
 // come from hack/envtest/crds.sh (cached likewise). The apiserver serves service IPs from
-// 10.0.0.0/16.
+// 10.0.0.0/16. A slow start makes controller-runtime print a "log.SetLogger(...) was never
+// called" stack after 30s: call ctrllog.SetLogger in TestMain to silence it. Where setpriv exists, etcd and the apiserver are killed when the process
+// that started them dies, even without Stop.
 package kube
 
 import (
@@ -50,6 +52,7 @@ type Env struct {
 
 	env        *envtest.Environment
 	kubeconfig string
+	removeBin  func()
 	stopOnce   sync.Once
 	stopErr    error
 }
@@ -71,8 +74,18 @@ func Start(ctx context.Context) (*Env, error) {
 		return nil, fmt.Errorf("preparing Flux CRDs: %w", err)
 	}
 
+	bin, err := guardBinaries(assets)
+	if err != nil {
+		return nil, err
+	}
+	removeBin := func() {
+		if bin != assets {
+			_ = os.RemoveAll(bin)
+		}
+	}
+
 	te := &envtest.Environment{
-		BinaryAssetsDirectory:    assets,
+		BinaryAssetsDirectory:    bin,
 		CRDDirectoryPaths:        []string{filepath.Join(root, "deploy", "crd"), fluxCRDs},
 		ErrorIfCRDPathMissing:    true,
 		Scheme:                   Scheme(),
@@ -82,10 +95,11 @@ func Start(ctx context.Context) (*Env, error) {
 	te.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/16")
 	if _, err := te.Start(); err != nil {
 		_ = te.Stop()
+		removeBin()
 		return nil, fmt.Errorf("starting envtest with assets from %s: %w", assets, err)
 	}
 
-	e := &Env{env: te, Config: te.Config}
+	e := &Env{env: te, Config: te.Config, removeBin: removeBin}
 	if e.Client, err = client.New(te.Config, client.Options{Scheme: Scheme()}); err != nil {
 		_ = e.Stop()
 		return nil, fmt.Errorf("creating client: %w", err)
@@ -125,6 +139,7 @@ func (e *Env) Stop() error {
 		if err := e.env.Stop(); err != nil {
 			e.stopErr = fmt.Errorf("stopping envtest: %w", err)
 		}
+		e.removeBin()
 	})
 	return e.stopErr
 }

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
 )
 
@@ -14,6 +17,8 @@ import (
 var env *kube.Env
 
 func TestMain(m *testing.M) {
+	// envtest logs through controller-runtime, which complains after 30s without a logger.
+	ctrllog.SetLogger(logr.Discard())
 	start := time.Now()
 	var err error
 	env, err = kube.Start(context.Background())

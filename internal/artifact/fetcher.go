@@ -9,7 +9,8 @@
 //	dir, err := f.Fetch(ctx, artifact.Ref{URL: a.URL, Revision: a.Revision, Digest: a.Digest})
 //	dir, release, err := f.Open(ctx, ref) // dir is not evicted until release()
 //
-// The dir returned is shared: callers must not modify it. Errors match ErrNotFound,
+// The dir returned is shared: callers must not modify it. One Fetcher owns a CacheDir (share
+// the Fetcher, not the dir, between services of one process). Errors match ErrNotFound,
 // ErrDigestMismatch, ErrTooLarge, ErrUnsafePath or ErrInvalidRef with errors.Is.
 package artifact
 

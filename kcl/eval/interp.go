@@ -48,6 +48,8 @@ type Interp struct {
 	// expressions being evaluated: required attributes are checked only on
 	// top-level instances.
 	schemaStack, exprStack int
+	// nextCfgExpr hands the config literal of a schema expression to instantiate.
+	nextCfgExpr *syntax.ConfigExpr
 	// checkPos is where the instance whose checks run was created.
 	checkPos syntax.Position
 	// currentPkg is the package whose statement runs now.

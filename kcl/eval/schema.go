@@ -33,6 +33,7 @@ type instanceRecord struct {
 }
 
 type attrDecl struct {
+	pos        syntax.Position
 	ty         syntax.Type
 	optional   bool
 	env        *env
@@ -107,9 +108,9 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 						def.attrs = append(def.attrs, name)
 					}
 					prev, had := def.attrTypes[name]
-					decl := attrDecl{ty: a.Ty, optional: a.IsOptional, env: de, decorators: a.Decorators}
+					decl := attrDecl{pos: a.Pos(), ty: a.Ty, optional: a.IsOptional, env: de, decorators: a.Decorators}
 					if had && a.Ty == nil {
-						decl.ty, decl.env = prev.ty, prev.env
+						decl.ty, decl.env, decl.pos = prev.ty, prev.env, prev.pos
 					}
 					def.attrTypes[name] = decl
 				case *syntax.IfStmt:
@@ -165,7 +166,10 @@ func schemaDefOf(v value.Value) (*schemaDef, bool) {
 
 // schemaFrame is one schema instance under construction.
 type schemaFrame struct {
-	def    *schemaDef
+	// cfgExpr is the config literal the instance was written with, if any,
+	// to locate type errors at the offending entry.
+	cfgExpr *syntax.ConfigExpr
+	def     *schemaDef
 	inst   *value.Dict
 	config *value.Dict
 	ls     *lazyScope
@@ -204,6 +208,7 @@ func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, err
 	if !ok {
 		return nil, errorAt(x.Pos(), value.KindType, "schema config must be a dict, got %s", cfg.Type())
 	}
+	in.nextCfgExpr, _ = x.Config.(*syntax.ConfigExpr)
 	return in.instantiate(def, d, args, kwargs, x.Pos(), e.pkg.path)
 }
 
@@ -231,6 +236,8 @@ func (in *Interp) resolveSchema(s *value.Schema, keys []string) (value.Value, er
 // instantiate builds an instance; recordPkg is the package creating it, for
 // instances(), or "" when a union re-runs an existing instance.
 func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position, recordPkg string) (value.Value, error) {
+	cfgExpr := in.nextCfgExpr
+	in.nextCfgExpr = nil
 	if def.isProtocol() {
 		return nil, errorAt(pos, value.KindEvaluation, "Protocol %s can't be instantiated", def.name)
 	}
@@ -269,7 +276,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	}
 	in.schemaStack++
 	defer func() { in.schemaStack-- }()
-	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config}
+	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config, cfgExpr: cfgExpr}
 	// Combined bodies: ancestors first, each followed by its mixins.
 	var refs []stmtRef
 	var envs []*env
@@ -521,11 +528,14 @@ func (in *Interp) frameSet(f *schemaFrame, e *env, name string, v value.Value, p
 		}
 	}
 	if a, ok := f.def.attrTypes[name]; ok && a.ty != nil {
-		var err error
-		v, err = in.convertType(a.env, v, a.ty, lineOnly(pos))
+		r, ok, err := in.tryConvert(a.env, v, a.ty, true)
 		if err != nil {
 			return err
 		}
+		if !ok {
+			return in.attrTypeError(f, a, name, v, pos)
+		}
+		v = r
 	}
 	// Keep the config's operation on the key: a later union of this instance
 	// (e.g. `env += [...]`) honours it, as the runtime's dict ops do.
@@ -778,4 +788,66 @@ func (in *Interp) addRelaxed(f *schemaFrame, key string, pos syntax.Position) er
 	}
 	f.inst.SetEntry(value.Entry{Key: key, Value: v, Op: ent.Op, Index: ent.Index})
 	return nil
+}
+
+// attrTypeError reports a schema attribute of the wrong type: at the config
+// entry that set it (as the official type checker does) when there is one.
+func (in *Interp) attrTypeError(f *schemaFrame, a attrDecl, name string, v value.Value, pos syntax.Position) error {
+	want := syntax.TypeString(a.ty)
+	if f.cfgExpr != nil {
+		for _, it := range f.cfgExpr.Items {
+			if it.Key != nil && entryKey(it) == name {
+				got := literalTypeString(v)
+				return &Error{Kind: value.KindType, Pos: it.Key.Pos(),
+					Msg:    fmt.Sprintf("expected %s, got %s", want, got),
+					Labels: []Label{{Pos: a.pos, Msg: fmt.Sprintf("variable is defined here, its type is %s, but got %s", want, got)}}}
+			}
+		}
+	}
+	return errorAt(lineOnly(pos), value.KindEvaluation, "expect %s, got %s", want, typeName(v))
+}
+
+// literalTypeString is the type the official checker infers for a literal
+// value: int(1), str(a), [int(1) | str(2)], {str(k):int(1)}, a schema name.
+func literalTypeString(v value.Value) string {
+	switch x := v.(type) {
+	case value.Int:
+		return "int(" + x.String() + ")"
+	case value.Float:
+		return "float(" + x.String() + ")"
+	case value.Str:
+		return "str(" + string(x) + ")"
+	case value.Bool:
+		return "bool(" + x.String() + ")"
+	case value.NoneType:
+		return "NoneType"
+	case *value.Schema:
+		return x.Name
+	case *value.List:
+		return "[" + unionOfTypes(x.Elems) + "]"
+	case *value.Dict:
+		var keys, vals []value.Value
+		for _, e := range x.Entries() {
+			keys = append(keys, value.Str(e.Key))
+			vals = append(vals, e.Value)
+		}
+		return "{" + unionOfTypes(keys) + ":" + unionOfTypes(vals) + "}"
+	}
+	return v.Type()
+}
+
+func unionOfTypes(vs []value.Value) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, e := range vs {
+		t := literalTypeString(e)
+		if !seen[t] {
+			seen[t] = true
+			parts = append(parts, t)
+		}
+	}
+	if len(parts) == 0 {
+		return "any"
+	}
+	return strings.Join(parts, " | ")
 }

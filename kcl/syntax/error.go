@@ -3,12 +3,13 @@ package syntax
 import "fmt"
 
 // Error kinds and codes as the official engine prints them
-// (`error[E1001]: InvalidSyntax`).
+// (`error[E1001]: InvalidSyntax`). Every error of this package is
+// InvalidSyntax: the official engine reports tab and indentation problems under
+// that kind too. The other kinds exist for callers that classify errors.
 const (
 	KindInvalidSyntax    = "InvalidSyntax"
 	KindTabError         = "TabError"
 	KindIndentationError = "IndentationError"
-	KindIllegalArgument  = "IllegalArgumentError"
 )
 
 // Codes for the kinds above.
@@ -16,7 +17,6 @@ var kindCodes = map[string]string{
 	KindInvalidSyntax:    "E1001",
 	KindTabError:         "E1002",
 	KindIndentationError: "E1003",
-	KindIllegalArgument:  "E3M38",
 }
 
 // Error is a syntax error located where the official engine locates it.

@@ -23,7 +23,7 @@ type replica struct {
 	server *grpc.Server
 	calls  atomic.Int64
 	// hold, when set, runs inside each call before the compiler does.
-	hold func(ctx context.Context)
+	hold atomic.Pointer[func(ctx context.Context)]
 }
 
 func startReplica(tb testing.TB) *replica {
@@ -40,8 +40,8 @@ func startReplica(tb testing.TB) *replica {
 		func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 			if info.FullMethod == "/fluxkcl.compiler.v1.Compiler/Compile" {
 				r.calls.Add(1)
-				if r.hold != nil {
-					r.hold(ctx)
+				if hold := r.hold.Load(); hold != nil {
+					(*hold)(ctx)
 				}
 			}
 			return handler(ctx, req)
@@ -78,6 +78,26 @@ func dialReplicas(tb testing.TB, replicas ...*replica) *workerclient.Client {
 	return c
 }
 
+// untilAllServe makes calls until every replica has served one: the client
+// connects to replicas in the background, and round-robin only picks ready ones.
+// It counts calls, not time, and gives up after many.
+func untilAllServe(tb testing.TB, client *workerclient.Client, artifact workerclient.Artifact, replicas ...*replica) {
+	tb.Helper()
+	for range 1000 {
+		all := true
+		for _, r := range replicas {
+			all = all && r.calls.Load() > 0
+		}
+		if all {
+			return
+		}
+		if _, err := client.Compile(context.Background(), workerclient.CompileInput{Artifact: artifact}); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	tb.Fatal("some replica never served a call")
+}
+
 func publish(tb testing.TB, files map[string]string) workerclient.Artifact {
 	tb.Helper()
 	s := artifactserver.StartT(tb)
@@ -94,7 +114,9 @@ func ref(a *meta.Artifact) workerclient.Artifact {
 
 func newResolver(tb testing.TB) *resolver.Service {
 	tb.Helper()
-	r, err := resolver.New(resolver.DefaultConfig(), resolver.Deps{Registerer: prometheus.NewRegistry()})
+	cfg := resolver.DefaultConfig()
+	cfg.ArtifactCacheDir = tb.TempDir()
+	r, err := resolver.New(cfg, resolver.Deps{Registerer: prometheus.NewRegistry()})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -24,6 +24,8 @@ const ServiceName = "fluxkcl.resolver.v1.Resolver"
 
 // Deps are the resolver's injected dependencies.
 type Deps struct {
+	// Fetcher gets artifacts; nil builds one from the artifact flags of Config.
+	Fetcher ArtifactFetcher
 	// Registerer receives the metrics; nil uses a private registry, served on
 	// Config.MetricsAddr.
 	Registerer prometheus.Registerer
@@ -35,6 +37,9 @@ type Service struct {
 	resolverv1.UnimplementedResolverServer
 
 	cfg      Config
+	fetcher  ArtifactFetcher
+	scans    *scanCache
+	slots    chan struct{}
 	log      logr.Logger
 	gatherer prometheus.Gatherer
 	requests *prometheus.CounterVec
@@ -45,6 +50,13 @@ type Service struct {
 func New(cfg Config, deps Deps) (*Service, error) {
 	if cfg.Concurrent < 1 {
 		return nil, fmt.Errorf("--concurrent must be at least 1, got %d", cfg.Concurrent)
+	}
+	fetcher := deps.Fetcher
+	if fetcher == nil {
+		var err error
+		if fetcher, err = newArtifactFetcher(cfg); err != nil {
+			return nil, fmt.Errorf("artifact fetcher: %w", err)
+		}
 	}
 	registerer, gatherer := deps.Registerer, prometheus.Gatherer(nil)
 	if registerer == nil {
@@ -60,7 +72,16 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err := registerer.Register(requests); err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
-	s := &Service{cfg: cfg, log: deps.Logger, gatherer: gatherer, requests: requests, health: health.NewServer()}
+	s := &Service{
+		cfg:      cfg,
+		fetcher:  fetcher,
+		scans:    newScanCache(cfg.ScanCacheEntries),
+		slots:    make(chan struct{}, cfg.Concurrent),
+		log:      deps.Logger,
+		gatherer: gatherer,
+		requests: requests,
+		health:   health.NewServer(),
+	}
 	s.health.SetServingStatus(ServiceName, healthpb.HealthCheckResponse_SERVING)
 	return s, nil
 }

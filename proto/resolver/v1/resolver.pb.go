@@ -87,7 +87,8 @@ const (
 	Error_STAGE_UNSPECIFIED Error_Stage = 0
 	// The artifact could not be fetched, verified or unpacked (retry later).
 	Error_STAGE_ARTIFACT Error_Stage = 1
-	// A file of the program could not be read or tokenized.
+	// A file of the program could not be read or tokenized, or a marker is
+	// malformed or misplaced (a program error, located).
 	Error_STAGE_SCAN Error_Stage = 2
 )
 
@@ -146,6 +147,11 @@ const (
 	Hold_REASON_CROSS_NAMESPACE Hold_Reason = 4
 	// The marker's comment is not a valid $imagepolicy setter.
 	Hold_REASON_INVALID_MARKER Hold_Reason = 5
+	// The policy elects another repository than the one the program pins: a
+	// policy may move a tag or digest, never the repository.
+	Hold_REASON_REPOSITORY_MISMATCH Hold_Reason = 6
+	// The policy's latestRef is not a valid image reference.
+	Hold_REASON_INVALID_LATEST_REF Hold_Reason = 7
 )
 
 // Enum value maps for Hold_Reason.
@@ -157,6 +163,8 @@ var (
 		3: "REASON_POLICY_NOT_READY",
 		4: "REASON_CROSS_NAMESPACE",
 		5: "REASON_INVALID_MARKER",
+		6: "REASON_REPOSITORY_MISMATCH",
+		7: "REASON_INVALID_LATEST_REF",
 	}
 	Hold_Reason_value = map[string]int32{
 		"REASON_UNSPECIFIED":         0,
@@ -165,6 +173,8 @@ var (
 		"REASON_POLICY_NOT_READY":    3,
 		"REASON_CROSS_NAMESPACE":     4,
 		"REASON_INVALID_MARKER":      5,
+		"REASON_REPOSITORY_MISMATCH": 6,
+		"REASON_INVALID_LATEST_REF":  7,
 	}
 )
 
@@ -849,18 +859,20 @@ const file_resolver_v1_resolver_proto_rawDesc = "" +
 	"Resolution\x123\n" +
 	"\x06marker\x18\x01 \x01(\v2\x1b.fluxkcl.resolver.v1.MarkerR\x06marker\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\x12D\n" +
-	"\fsubstitution\x18\x03 \x01(\v2 .fluxkcl.program.v1.SubstitutionR\fsubstitution\"\xc3\x02\n" +
+	"\fsubstitution\x18\x03 \x01(\v2 .fluxkcl.program.v1.SubstitutionR\fsubstitution\"\x82\x03\n" +
 	"\x04Hold\x123\n" +
 	"\x06marker\x18\x01 \x01(\v2\x1b.fluxkcl.resolver.v1.MarkerR\x06marker\x128\n" +
 	"\x06reason\x18\x02 \x01(\x0e2 .fluxkcl.resolver.v1.Hold.ReasonR\x06reason\x12\x18\n" +
-	"\amessage\x18\x03 \x01(\tR\amessage\"\xb1\x01\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\"\xf0\x01\n" +
 	"\x06Reason\x12\x16\n" +
 	"\x12REASON_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aREASON_POLICY_NOT_SUPPLIED\x10\x01\x12\x1b\n" +
 	"\x17REASON_POLICY_NOT_FOUND\x10\x02\x12\x1b\n" +
 	"\x17REASON_POLICY_NOT_READY\x10\x03\x12\x1a\n" +
 	"\x16REASON_CROSS_NAMESPACE\x10\x04\x12\x19\n" +
-	"\x15REASON_INVALID_MARKER\x10\x052`\n" +
+	"\x15REASON_INVALID_MARKER\x10\x05\x12\x1e\n" +
+	"\x1aREASON_REPOSITORY_MISMATCH\x10\x06\x12\x1d\n" +
+	"\x19REASON_INVALID_LATEST_REF\x10\a2`\n" +
 	"\bResolver\x12T\n" +
 	"\aResolve\x12#.fluxkcl.resolver.v1.ResolveRequest\x1a$.fluxkcl.resolver.v1.ResolveResponseBFZDgithub.com/kcl-lang/flux-kcl-controller/proto/resolver/v1;resolverv1b\x06proto3"
 

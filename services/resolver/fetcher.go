@@ -1,0 +1,45 @@
+package resolver
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/artifact"
+	programv1 "github.com/kcl-lang/flux-kcl-controller/proto/program/v1"
+)
+
+// ArtifactFetcher downloads an artifact, verifies its digest, unpacks it and
+// returns the folder holding it, kept until release is called. The folder is
+// shared and must not be modified. compiler.NewArtifactFetcher satisfies it, so
+// an all-in-one process can share one artifact cache between the workers.
+type ArtifactFetcher interface {
+	Open(ctx context.Context, ref *programv1.ArtifactRef) (dir string, release func(), err error)
+}
+
+type artifactCache struct{ fetcher *artifact.Fetcher }
+
+func (a artifactCache) Open(ctx context.Context, ref *programv1.ArtifactRef) (string, func(), error) {
+	return a.fetcher.Open(ctx, artifact.Ref{URL: ref.GetUrl(), Revision: ref.GetRevision(), Digest: ref.GetDigest()})
+}
+
+// newArtifactFetcher builds the fetcher from the artifact flags.
+func newArtifactFetcher(cfg Config) (ArtifactFetcher, error) {
+	dir := cfg.ArtifactCacheDir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "flux-kcl-resolver-artifacts-"); err != nil {
+			return nil, fmt.Errorf("creating the artifact cache dir: %w", err)
+		}
+	}
+	f, err := artifact.New(artifact.Options{
+		CacheDir:         dir,
+		MaxDownloadBytes: cfg.ArtifactMaxBytes,
+		MaxCacheBytes:    cfg.ArtifactCacheBytes,
+		Retries:          2,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return artifactCache{fetcher: f}, nil
+}

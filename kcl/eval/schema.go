@@ -170,10 +170,10 @@ type schemaFrame struct {
 	// to locate type errors at the offending entry.
 	cfgExpr *syntax.ConfigExpr
 	def     *schemaDef
-	inst   *value.Dict
-	config *value.Dict
-	ls     *lazyScope
-	envs   map[*fileUnit]*env
+	inst    *value.Dict
+	config  *value.Dict
+	ls      *lazyScope
+	envs    map[*fileUnit]*env
 	// stmtEnv gives each statement of the combined bodies its environment.
 	stmtEnv []*env
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/output"
 	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
 )
 
@@ -31,6 +32,12 @@ const (
 	KindOutputTooLarge       = "OutputTooLarge"
 	KindTimeout              = "Timeout"
 	KindEngineFailure        = "EngineFailure"
+)
+
+// Kinds of *kcl.Error that are about the run's limits, not the program.
+const (
+	engineTimeoutKind = "TimeoutError"
+	engineLimitKind   = "LimitError"
 )
 
 // Compile implements compilerv1.CompilerServer.
@@ -146,7 +153,15 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 				fmt.Sprintf("compilation did not finish within %s", timeout)), false, nil
 		}
 		var programErr *kcl.Error
-		if errors.As(err, &programErr) {
+		switch {
+		case errors.As(err, &programErr) && programErr.Kind == engineTimeoutKind:
+			return failure(compilerv1.Error_STAGE_TIMEOUT, KindTimeout,
+				fmt.Sprintf("compilation did not finish within %s", timeout)), false, nil
+		case errors.Is(err, output.ErrOutputTooLarge):
+			return failure(compilerv1.Error_STAGE_OUTPUT, KindOutputTooLarge, redact.redact(err.Error())), false, nil
+		case errors.As(err, &programErr):
+			// A LimitError (values, output size, deadline) depends on the limits,
+			// which the cache key leaves out: such results are not cached.
 			return &compilerv1.CompileResponse{Error: &compilerv1.Error{
 				Stage:   compilerv1.Error_STAGE_COMPILE,
 				Kind:    programErr.Kind,
@@ -154,7 +169,7 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 				File:    programErr.File,
 				Line:    int32(programErr.Line),
 				Col:     int32(programErr.Col),
-			}}, true, nil
+			}}, programErr.Kind != engineLimitKind, nil
 		}
 		return failure(compilerv1.Error_STAGE_COMPILE, KindEngineFailure, redact.redact(err.Error())), false, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
@@ -71,5 +72,28 @@ func TestCompileArtifactNotFound(t *testing.T) {
 	_, err := w.client.Compile(context.Background(), workerclient.CompileInput{Artifact: ref(a)})
 	if ce := compileError(t, err); ce.Stage != workerclient.StageArtifact {
 		t.Fatalf("got %+v, want an Artifact error", ce)
+	}
+}
+
+func TestCompileLimits(t *testing.T) {
+	w := startWorker(t, nil)
+	a := w.publish(t, "big", map[string]string{"main.k": `[{apiVersion = "v1", kind = "ConfigMap", metadata.name = "c${i}", data.v = "x" * 100} for i in range(1000)]
+`})
+	_, err := w.client.Compile(context.Background(), workerclient.CompileInput{Artifact: ref(a), MaxOutputBytes: 4096})
+	if ce := compileError(t, err); ce.Kind != "LimitError" && ce.Kind != "OutputTooLarge" {
+		t.Fatalf("got %+v, want an output limit error", ce)
+	}
+	// An expired deadline, whatever the machine's speed.
+	_, err = w.client.Compile(context.Background(), workerclient.CompileInput{Artifact: ref(a), Timeout: time.Nanosecond})
+	if ce := compileError(t, err); ce.Stage != workerclient.StageTimeout {
+		t.Fatalf("got %+v, want a Timeout error", ce)
+	}
+	// Neither failure was cached: with the default limits the program compiles.
+	got, err := w.client.Compile(context.Background(), workerclient.CompileInput{Artifact: ref(a)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Objects) != 1000 || got.CacheHit {
+		t.Fatalf("got %d objects (cache hit %v), want 1000 compiled afresh", len(got.Objects), got.CacheHit)
 	}
 }

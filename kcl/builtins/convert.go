@@ -66,14 +66,10 @@ func toQuantity(s string) (int64, error) {
 	}
 	v, err := parseRustInt(number, 10)
 	if err != nil {
-		return 0, err
+		return 0, unwrapParseError(number, err)
 	}
 	if suffix == "" {
 		return v, nil
-	}
-	switch suffix {
-	case "ni", "ui", "mi", "ki":
-		return 0, evalErr("Invalid suffix %s", suffix[:1])
 	}
 	base := int64(1000)
 	if strings.HasSuffix(suffix, "i") {
@@ -81,11 +77,24 @@ func toQuantity(s string) (int64, error) {
 	}
 	exp := quantityExponents[suffix[0]]
 	if exp < 0 {
-		return 0, evalErr("Invalid suffix %s", suffix)
+		return 0, nil // i64::pow with a negative exponent cast to u32 wraps to 0
 	}
 	r := big.NewInt(v)
 	r.Mul(r, new(big.Int).Exp(big.NewInt(base), big.NewInt(int64(exp)), nil))
 	return r.Int64(), nil
+}
+
+// unwrapParseError is the text of Rust's `.parse::<i64>().unwrap()` failure.
+func unwrapParseError(text string, err error) *value.Error {
+	kind := "InvalidDigit"
+	var ne *strconv.NumError
+	if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+		kind = "PosOverflow"
+		if strings.HasPrefix(text, "-") {
+			kind = "NegOverflow"
+		}
+	}
+	return evalErr("called `Result::unwrap()` on an `Err` value: ParseIntError { kind: %s }", kind)
 }
 
 func toInt(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
@@ -135,7 +144,7 @@ func toInt(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 				body = "-" + body
 			}
 			if base < 2 || base > 36 {
-				return nil, evalErr("int() base must be >= 2 and <= 36, or 0")
+				return nil, evalErr("from_ascii_radix: radix must lie in the range `[2, 36]` - found %d", base)
 			}
 			n, err = parseRustInt(body, int(base))
 		}

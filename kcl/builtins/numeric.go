@@ -93,7 +93,7 @@ func multiplyOf(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []
 		return value.Undefined, nil
 	}
 	if y == 0 {
-		return nil, evalErr("integer division or modulo by zero")
+		return nil, evalErr("attempt to calculate the remainder with a divisor of zero")
 	}
 	return value.Bool(x%y == 0), nil
 }

@@ -368,10 +368,9 @@ func split(s string, args []value.Value, kwargs []value.KV, right bool) (value.V
 	}
 	var parts []string
 	if sep, ok := strArg(args, kwargs, 0, "sep"); ok {
-		if sep == "" {
-			return nil, evalErr("empty separator")
-		}
 		switch {
+		case sep == "":
+			parts = splitEmpty(s, maxsplit, right)
 		case maxsplit < 0:
 			parts = strings.Split(s, sep)
 		case !right:
@@ -440,4 +439,39 @@ func split(s string, args []value.Value, kwargs []value.KV, right bool) (value.V
 		out[i] = value.Str(p)
 	}
 	return value.NewList(out), nil
+}
+
+// splitEmpty is Rust's split("") family: the empty pattern matches before every
+// character and at the end, so "abc" splits into "", "a", "b", "c", "".
+func splitEmpty(s string, maxsplit int64, right bool) []string {
+	var bounds []int
+	for i := range s {
+		bounds = append(bounds, i)
+	}
+	bounds = append(bounds, len(s))
+	var parts []string
+	if !right {
+		prev := 0
+		for _, m := range bounds {
+			if maxsplit >= 0 && int64(len(parts)) >= maxsplit {
+				break
+			}
+			parts = append(parts, s[prev:m])
+			prev = m
+		}
+		return append(parts, s[prev:])
+	}
+	next := len(s)
+	for i := len(bounds) - 1; i >= 0; i-- {
+		if maxsplit >= 0 && int64(len(parts)) >= maxsplit {
+			break
+		}
+		parts = append(parts, s[bounds[i]:next])
+		next = bounds[i]
+	}
+	parts = append(parts, s[:next])
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return parts
 }

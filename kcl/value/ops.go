@@ -211,6 +211,9 @@ func isContainer(v Value) bool {
 }
 
 func repeat(t *Thread, v Value, n Int) (Value, bool, error) {
+	if _, isStr := v.(Str); isStr && n < 0 {
+		return nil, true, Errorf(KindEvaluation, "capacity overflow") // Rust's repeat(n as usize)
+	}
 	if n < 0 {
 		n = 0
 	}
@@ -258,14 +261,23 @@ func intBinary(t *Thread, op BinOp, a, b int64) (Value, error) {
 		if r := a - b; (r < a) == (b > 0) {
 			return rangeCheck32(t, a, b, r)
 		}
-		return exact((*big.Int).Sub)
+		v, err := exact((*big.Int).Sub)
+		if e, ok := err.(*Error); ok {
+			// the runtime reports a 64-bit subtraction overflow as "32 bit"
+			e.Msg = strings.Replace(e.Msg, "A 64 bit", "A 32 bit", 1)
+		}
+		return v, err
 	case Mul:
 		return exact((*big.Int).Mul)
 	case Div:
 		return Float(float64(a) / float64(b)), nil
 	case FloorDiv, Mod:
+		// Rust's own panic texts, as the engine reports them at run time
+		if b == 0 && op == Mod {
+			return nil, Errorf(KindEvaluation, "attempt to calculate the remainder with a divisor of zero")
+		}
 		if b == 0 {
-			return nil, Errorf(KindEvaluation, "integer division or modulo by zero")
+			return nil, Errorf(KindEvaluation, "attempt to divide by zero")
 		}
 		q, r := a/b, a%b
 		if (a < 0) != (b < 0) && r != 0 {

@@ -52,7 +52,10 @@ func TestBinaryErrors(t *testing.T) {
 		{nil, Mul, Int(1 << 62), Int(4), "18446744073709551616: A 64 bit integer overflow"},
 		{nil, Add, Int(1), Str("a"), "unsupported operand type(s) for +: 'int' and 'str'"},
 		{nil, Add, NewList(nil), Int(1), `can only concatenate list (not "int") to list`},
-		{nil, Mod, Int(1), Int(0), "integer division or modulo by zero"},
+		{nil, Mod, Int(1), Int(0), "attempt to calculate the remainder with a divisor of zero"},
+		{nil, FloorDiv, Int(1), Int(0), "attempt to divide by zero"},
+		{nil, Sub, Int(math.MinInt64 + 1), Int(2), "-9223372036854775809: A 32 bit integer overflow"},
+		{nil, Mul, Str("a"), Int(-1), "capacity overflow"},
 		{&Thread{StrictRangeCheck: true}, Mul, Float(1e38), Float(10), "1e+39: A 32-bit floating point number overflow"},
 	}
 	for _, c := range cases {

@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"crypto/sha256"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -10,9 +8,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
-
-	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
 // sandbox reads files only below its roots: the program root and the roots of
@@ -130,32 +125,6 @@ type fakeFileInfo struct {
 
 func (f fakeFileInfo) Name() string { return f.name }
 func (f fakeFileInfo) IsDir() bool  { return false }
-
-// parseCache keeps parsed files by content so that large shared packages (the
-// k8s schemas) are parsed once per process. ASTs are never mutated after parsing.
-var parseCache sync.Map // [32]byte -> *syntax.Module
-
-func parseCached(filename string, src []byte) (*syntax.Module, error) {
-	h := sha256.New()
-	h.Write([]byte(filename))
-	h.Write([]byte{0})
-	h.Write(src)
-	var key [32]byte
-	copy(key[:], h.Sum(nil))
-	if m, ok := parseCache.Load(key); ok {
-		return m.(*syntax.Module), nil
-	}
-	m, err := syntax.ParseFile(filename, src)
-	if err != nil {
-		var se *syntax.Error
-		if errors.As(err, &se) {
-			return nil, &Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos}
-		}
-		return nil, err
-	}
-	parseCache.Store(key, m)
-	return m, nil
-}
 
 // cleanSlash joins import path parts.
 func importDir(base string, parts []string) string {

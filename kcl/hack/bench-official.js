@@ -3,9 +3,10 @@
 // @kcl-lang/lib-linux-x64-gnu 0.12.1, installed by oracle.sh) on one program in
 // a warm loop, so that it can be set side by side with the Go benchmarks.
 //
-//   node bench-official.js [-n runs] [-w warmup] [-E name=path]... [-D name=value]...
+//   node bench-official.js [-print] [-n runs] [-w warmup] [-E name=path]... [-D name=value]...
 //                          <node_modules dir> <work dir> <file>...
 //
+// With -print it runs once and writes the YAML (or the error, exit 1) instead.
 // It prints one line: "<label> <ms/run> ms/run <runs> runs rss=<MiB>MiB yaml=<bytes>"
 // where label is the work dir's base name. Each run is a full execProgram call
 // (parse, resolve, evaluate, print), as the engine offers no reuse across calls.
@@ -21,13 +22,15 @@ function usage(msg) {
 const argv = process.argv.slice(2);
 let runs = 20;
 let warmup = 3;
+let printOnly = false;
 const ext = [];
 const args = [];
 const rest = [];
 for (let i = 0; i < argv.length; i++) {
   const a = argv[i];
   const next = () => (i + 1 < argv.length ? argv[++i] : usage(a + ' needs a value'));
-  if (a === '-n') runs = Number(next());
+  if (a === '-print') printOnly = true;
+  else if (a === '-n') runs = Number(next());
   else if (a === '-w') warmup = Number(next());
   else if (a === '-E') {
     const [name, p] = next().split('=');
@@ -48,6 +51,16 @@ function once() {
     files, null, null, args, [], false, false, 0, 0, false, ext, false, [], false));
   if (r.errMessage) throw new Error(r.errMessage);
   return r.yamlResult || '';
+}
+
+if (printOnly) {
+  try {
+    process.stdout.write(once());
+  } catch (e) {
+    process.stderr.write(String((e && e.message) || e));
+    process.exitCode = 1;
+  }
+  return;
 }
 
 let yaml = '';

@@ -1,0 +1,140 @@
+// Package realprograms names the real-world KCL programs the engine is held to:
+// programs shaped like production configuration that live in this repository
+// (kcl/testdata/real_like, each with the official engine's output), and public
+// programs (the k8s module, konfig, kcl-lang/modules) that are read from a
+// directory outside the repository when KCL_REAL_PROGRAMS points at one.
+// Its tests compare outputs byte for byte; its benchmarks time whole runs.
+package realprograms
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl"
+)
+
+// Program is one `kcl run` invocation.
+type Program struct {
+	Name string
+	// Dir is the working directory; Files are relative to it (an entry may be
+	// ${name:KCL_MOD}/path for a file of external package name).
+	Dir   string
+	Files []string
+	// External maps external package names to absolute directories (-E).
+	External map[string]string
+	// Args are option() arguments name=value (-D).
+	Args []string
+	// KnownDiff, when not empty, explains why the engine's output still
+	// differs from the official engine's.
+	KnownDiff string
+}
+
+// Options returns the engine options that run the program.
+func (p Program) Options() kcl.Options {
+	return kcl.Options{WorkDir: p.Dir, Files: p.Files, ExternalPkgs: p.External, Arguments: p.Args}
+}
+
+// CommandLine returns the program as `kcl run` arguments (after "run"), for
+// the official engine.
+func (p Program) CommandLine() []string {
+	var out []string
+	out = append(out, p.Files...)
+	names := make([]string, 0, len(p.External))
+	for n := range p.External {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		out = append(out, "-E", n+"="+p.External[n])
+	}
+	for _, a := range p.Args {
+		out = append(out, "-D", a)
+	}
+	return out
+}
+
+// RealLike lists the programs under dir (kcl/testdata/real_like). Each
+// directory holds the program, `entries` (entry files, one a line; default
+// main.k), optional `args` (-D name=value, one a line), expected.yaml (the
+// official engine's output) and, while the engine still differs, KNOWN_DIFF.
+func RealLike(dir string) ([]Program, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("real-like programs: %w", err)
+	}
+	var out []Program
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		d, err := filepath.Abs(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("real-like program %s: %w", e.Name(), err)
+		}
+		p := Program{Name: e.Name(), Dir: d, Files: []string{"main.k"}}
+		if lines, err := readLines(filepath.Join(d, "entries")); err == nil {
+			p.Files = lines
+		}
+		if lines, err := readLines(filepath.Join(d, "args")); err == nil {
+			p.Args = lines
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "KNOWN_DIFF")); err == nil {
+			p.KnownDiff = strings.TrimSpace(string(b))
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// Public lists the public programs below root, laid out as
+//
+//	root/kcl-deployment        awesome-kusion/kcl-deployment
+//	root/modules/k8s/1.29 ...  kcl-lang/modules (k8s, podinfo, ingress-nginx)
+//	root/konfig                kcl-lang/konfig
+//
+// Programs whose directory is missing are left out.
+func Public(root string) []Program {
+	k8s := func(v string) map[string]string {
+		return map[string]string{"k8s": filepath.Join(root, "modules", "k8s", v)}
+	}
+	konfigExt := k8s("1.31")
+	konfigExt["konfig"] = filepath.Join(root, "konfig")
+	all := []Program{
+		{Name: "kcl-deployment", Dir: filepath.Join(root, "kcl-deployment"), Files: []string{"main.k"}, External: k8s("1.29")},
+		{Name: "podinfo", Dir: filepath.Join(root, "modules", "podinfo"), Files: []string{"main.k"}, External: k8s("1.31")},
+		{Name: "ingress-nginx", Dir: filepath.Join(root, "modules", "ingress-nginx"), Files: []string{"main.k"}},
+		{
+			Name:     "konfig-app-service-prod",
+			Dir:      filepath.Join(root, "konfig", "examples", "server", "app_service", "prod"),
+			Files:    []string{"../base/base.k", "main.k", "${konfig:KCL_MOD}/models/kube/render/render.k"},
+			External: konfigExt,
+		},
+	}
+	var out []Program
+	for _, p := range all {
+		if _, err := os.Stat(p.Dir); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func readLines(path string) ([]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return out, sc.Err()
+}

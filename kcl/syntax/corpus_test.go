@@ -20,7 +20,7 @@ func TestGrammarCorpus(t *testing.T) {
 	if root == "" {
 		t.Skip("set KCL_GRAMMAR_CORPUS to a kcl tests/grammar directory")
 	}
-	var okFiles, badFiles, synCases, synRejected, synSame, synAllSame int
+	var okFiles, badFiles, synCases, synRejected, synSame, synAllSame, synRendered int
 	allErr := regexp.MustCompile(`(?m)^error\[E1001\]: InvalidSyntax\n\s*--> [^\n]*?([^/\n]+\.k):(\d+):(\d+)\n(?:[^\n]*\n){2}[^\n]*\|[ ^]*(.*)$`)
 	var failures []string
 	firstErr := regexp.MustCompile(`(?m)^error\[E1001\]: InvalidSyntax\n\s*--> [^\n]*?([^/\n]+\.k):(\d+):(\d+)\n(?:[^\n]*\n){2}[^\n]*\|[ ^]*(.*)$`)
@@ -78,6 +78,14 @@ func TestGrammarCorpus(t *testing.T) {
 		} else {
 			failures = append(failures, "error list differs: "+path+"\n    want "+strings.Join(wantAll, "\n         ")+"\n    got  "+strings.Join(gotAll, "\n         "))
 		}
+		// The rendered first error must appear in the golden stderr as it is.
+		first := *e
+		first.Rest = nil
+		if strings.Contains(string(golden), first.Render(src, "${CWD}/main.k")) {
+			synRendered++
+		} else {
+			failures = append(failures, "rendering differs: "+path+"\n"+first.Render(src, "${CWD}/main.k"))
+		}
 		if want == got {
 			synSame++
 		} else {
@@ -91,8 +99,8 @@ func TestGrammarCorpus(t *testing.T) {
 	for _, f := range failures {
 		t.Log(f)
 	}
-	t.Logf("stdout-case .k files parsed: %d/%d; syntax-error cases rejected: %d/%d, same first error: %d, same error list: %d",
-		okFiles, okFiles+badFiles, synRejected, synCases, synSame, synAllSame)
+	t.Logf("stdout-case .k files parsed: %d/%d; syntax-error cases rejected: %d/%d, same first error: %d, same error list: %d, rendering found in golden: %d",
+		okFiles, okFiles+badFiles, synRejected, synCases, synSame, synAllSame, synRendered)
 	if badFiles > 0 {
 		t.Errorf("%d files of passing cases failed to parse", badFiles)
 	}

@@ -45,7 +45,8 @@
 // ones, which the official engine prints too (each as `error[E1001]:
 // InvalidSyntax`, ` --> file:line:col`, the source line and the message).
 // Columns at the end of a line are already clamped the way the official engine
-// prints them.
+// prints them. (*Error).Render prints the whole list exactly as `kcl run` does,
+// caret rules included (no caret at column 1; tabs take no width).
 package syntax
 
 // TrailingComment returns the comment that directly follows toks[i] on the

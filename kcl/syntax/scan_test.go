@@ -100,3 +100,22 @@ func ExampleScan() {
 	//     image = "ghcr.io/org/app:v1.1.0" # {"$imagepolicy": "flux-system:app"}
 	// }
 }
+
+func TestRender(t *testing.T) {
+	src := []byte("schema A:\n\ta: int\n    b: str\nx = )\n")
+	_, err := ParseFile("main.k", src)
+	got := err.(*Error).Render(src, "/w/main.k")
+	want := "error[E1001]: InvalidSyntax\n --> /w/main.k:3:5\n  |\n3 |     b: str\n  |     ^ inconsistent use of tabs and spaces in indentation\n  |\n" +
+		"error[E1001]: InvalidSyntax\n --> /w/main.k:4:5\n  |\n4 | x = )\n  |     ^ error nesting on close paren\n  |"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("got\n%s\nwant prefix\n%s", got, want)
+	}
+	src = []byte(")\n\tx = )\n")
+	_, err = ParseFile("main.k", src)
+	got = err.(*Error).Render(src, "m.k")
+	want = "error[E1001]: InvalidSyntax\n --> m.k:1:1\n  |\n1 | )\n  |  error nesting on close paren\n  |\n" +
+		"error[E1001]: InvalidSyntax\n --> m.k:2:6\n  |\n2 | \tx = )\n  |     ^ error nesting on close paren\n  |"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("got\n%s\nwant prefix\n%s", got, want)
+	}
+}

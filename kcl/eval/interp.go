@@ -133,11 +133,13 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 // mergeExprResults combines the globals with top-level expression values the
 // way the official engine does: configs union, scalars must not conflict.
 func (in *Interp) mergeExprResults(globals *value.Dict) (value.Value, error) {
-	var acc value.Value
+	results := in.exprResults
 	if globals.Len() > 0 {
-		acc = globals
+		last := results[len(results)-1].pos
+		results = append(append([]exprResult(nil), results...), exprResult{globals, last})
 	}
-	for _, r := range in.exprResults {
+	var acc value.Value
+	for _, r := range results {
 		if acc == nil {
 			acc = r.v
 			continue

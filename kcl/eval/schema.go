@@ -357,7 +357,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			}
 		}
 	}
-	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: config, Args: args, Kwargs: kwargs}
+	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: instanceMeta{config: config, pos: pos}, Args: args, Kwargs: kwargs}
 	for _, ent := range config.Entries() {
 		inst.ConfigKeys = append(inst.ConfigKeys, ent.Key)
 	}
@@ -657,7 +657,11 @@ func checkRequired(v value.Value, pos syntax.Position) error {
 					continue
 				}
 				if av, ok := x.Config.Get(name); !ok || value.IsNoneOrUndefined(av) {
-					return errorAt(lineOnly(pos), value.KindEvaluation, "attribute '%s' of %s is required and can't be None or Undefined", name, def.name)
+					at := pos
+					if m, ok := x.Meta.(instanceMeta); ok && m.pos.IsValid() {
+						at = m.pos
+					}
+					return errorAt(lineOnly(at), value.KindEvaluation, "attribute '%s' of %s is required and can't be None or Undefined", name, def.name)
 				}
 			}
 		}
@@ -850,4 +854,10 @@ func unionOfTypes(vs []value.Value) string {
 		return "any"
 	}
 	return strings.Join(parts, " | ")
+}
+
+// instanceMeta is what an instance remembers of its making (value.Schema.Meta).
+type instanceMeta struct {
+	config *value.Dict
+	pos    syntax.Position
 }

@@ -57,8 +57,13 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 	if !ok {
 		code = "E3M38"
 	}
+	// The official CLI prints every run-time error as an EvaluationError.
+	kind := e.Kind
+	if code == "E3M38" {
+		kind = "EvaluationError"
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "error[%s]: %s\n", code, e.Kind)
+	fmt.Fprintf(&b, "error[%s]: %s\n", code, kind)
 	if e.File == "" || e.Line <= 0 {
 		b.WriteString(e.Message)
 		b.WriteString("\n")

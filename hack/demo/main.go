@@ -4,6 +4,10 @@
 //
 //	go run ./hack/demo              keeps running until interrupted
 //	DEMO_EXIT=1 go run ./hack/demo  exits 0 once the KCLRun is Ready (CI)
+//
+// The controller runs in this process (internal/allinone), or, with
+// DEMO_CONTROLLER_BIN=bin/flux-kcl-controller, as that binary's all-in-one
+// command in a child process.
 package main
 
 import (
@@ -12,7 +16,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"syscall"
 	"time"
@@ -92,11 +98,17 @@ func run() error {
 	}
 
 	step("starting the all-in-one controller")
-	proc, done, err := startController(ctx, env, log)
+	var natsURL string
+	var done <-chan error
+	if bin := os.Getenv("DEMO_CONTROLLER_BIN"); bin != "" {
+		natsURL, done, err = execController(ctx, bin, env)
+	} else {
+		natsURL, done, err = startController(ctx, env, log)
+	}
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  NATS: %s\n", proc.NATSURL())
+	fmt.Printf("  NATS: %s\n", natsURL)
 
 	step("applying KCLRun " + namespace + "/" + name)
 	run := &kclv1.KCLRun{
@@ -155,25 +167,67 @@ func run() error {
 
 // startController runs the all-in-one process in this process, with its
 // NATS server on a free port so the URL can be printed and used.
-func startController(ctx context.Context, env *kube.Env, log logr.Logger) (*allinone.Process, <-chan error, error) {
+func startController(ctx context.Context, env *kube.Env, log logr.Logger) (string, <-chan error, error) {
 	cfg := allinone.DefaultConfig()
 	cfg.NATSAddr = "127.0.0.1:0"
 	cfg.MetricsAddr, cfg.HealthAddr = "", ""
 	proc, err := allinone.New(cfg, allinone.Deps{RestConfig: env.Config, Logger: log})
 	if err != nil {
-		return nil, nil, err
+		return "", nil, err
 	}
 	done := make(chan error, 1)
 	go func() { done <- proc.Run(ctx) }()
 	select {
 	case <-proc.Started():
-		return proc, done, nil
+		return proc.NATSURL(), done, nil
 	case err := <-done:
 		if err == nil {
 			err = errors.New("stopped before starting")
 		}
-		return nil, nil, fmt.Errorf("all-in-one controller: %w", err)
+		return "", nil, fmt.Errorf("all-in-one controller: %w", err)
 	}
+}
+
+// execController runs "<bin> all-in-one" against the demo apiserver; it is
+// stopped with SIGTERM when ctx ends.
+func execController(ctx context.Context, bin string, env *kube.Env) (string, <-chan error, error) {
+	port, err := freePort()
+	if err != nil {
+		return "", nil, err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.Command(bin, "all-in-one",
+		"--kubeconfig="+env.Kubeconfig(),
+		"--nats-addr="+addr,
+		"--metrics-addr=", "--health-addr=",
+		"--log-encoding=console")
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("starting %s: %w", bin, err)
+	}
+	fmt.Printf("  controller: %s all-in-one (pid %d)\n", bin, cmd.Process.Pid)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	stopped := make(chan error, 1)
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			stopped <- <-done
+		case err := <-done:
+			stopped <- err
+		}
+	}()
+	return "nats://" + addr, stopped, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("finding a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // programFiles reads the embedded program as artifact files.

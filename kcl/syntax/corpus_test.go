@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -35,11 +36,22 @@ func TestGrammarCorpus(t *testing.T) {
 					return err
 				}
 				src, _ := os.ReadFile(p)
-				if _, perr := ParseFile(p, src); perr != nil {
+				m, perr := ParseFile(p, src)
+				if perr != nil {
 					badFiles++
 					failures = append(failures, perr.Error())
 				} else {
 					okFiles++
+				}
+				visited := 0
+				Walk(m, func(n Node) bool {
+					if n != nil {
+						visited++
+					}
+					return true
+				})
+				if want := countNodes(reflect.ValueOf(m).Elem().Addr(), true); visited != want {
+					t.Errorf("%s: Walk visited %d of %d nodes", p, visited, want)
 				}
 				return nil
 			})

@@ -21,6 +21,8 @@
 //     are never interpolated. Triple-quoted values are not dedented (0.12.1).
 //   - An index signature key written `[str]: T` has a *BasicType key.
 //
+// Walk visits every node of a tree in source order (starlark-go style).
+//
 // # Tokens for source rewriting
 //
 // Scan returns every token of a file, comments included, with exact byte

@@ -4,6 +4,8 @@ import (
 	"container/list"
 	"crypto/sha256"
 	"errors"
+	"fmt"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 
@@ -14,7 +16,10 @@ import (
 // content: a large package (the k8s module: thousands of schemas) is parsed
 // once and reused by each run and each KCLRun that imports it. ASTs are never
 // mutated after parsing (config merging copies the statements it rewrites), so
-// runs share them without locks. The cache is bounded by the size of the
+// runs share them without locks. Before reading a file again, a run compares
+// its status (size, times, inode) with the one recorded when it was parsed:
+// when unchanged, neither the read nor the hash is repeated, which is most of
+// the cost of a warm run importing a large package. The cache is bounded by the size of the
 // sources it holds and drops the least recently used files first, so a
 // long-running controller that sees many revisions does not grow forever.
 
@@ -46,7 +51,8 @@ var sharedParseCache = newParseCache(DefaultParseCacheBytes)
 type parseCache struct {
 	mu       sync.Mutex
 	byKey    map[[32]byte]*list.Element
-	lru      list.List // of *parsedFile, most recently used first
+	byPath   map[string]*list.Element // files whose status was recorded
+	lru      list.List                // of *parsedFile, most recently used first
 	bytes    int64
 	maxBytes int64
 
@@ -57,10 +63,20 @@ type parsedFile struct {
 	key  [32]byte
 	mod  *syntax.Module
 	size int64
+	// path and id, when id is set, tell the status of the file the AST came from.
+	path  string
+	id    fileIdentity
+	hasID bool
+}
+
+// fileIdentity is what identityOf reads from a file's status.
+type fileIdentity struct {
+	size, mtime, ctime int64
+	ino, dev           uint64
 }
 
 func newParseCache(maxBytes int64) *parseCache {
-	return &parseCache{byKey: map[[32]byte]*list.Element{}, maxBytes: maxBytes}
+	return &parseCache{byKey: map[[32]byte]*list.Element{}, byPath: map[string]*list.Element{}, maxBytes: maxBytes}
 }
 
 func parseKey(filename string, src []byte) [32]byte {
@@ -84,15 +100,57 @@ func (c *parseCache) get(key [32]byte) (*syntax.Module, bool) {
 	return el.Value.(*parsedFile).mod, true
 }
 
-func (c *parseCache) put(key [32]byte, m *syntax.Module, size int64) {
+// getUnchanged returns the AST parsed from path if the file still has the
+// status recorded then.
+func (c *parseCache) getUnchanged(path string, id fileIdentity) (*syntax.Module, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.byKey[key]; ok || size > c.maxBytes {
+	el, ok := c.byPath[path]
+	if !ok {
+		return nil, false
+	}
+	f := el.Value.(*parsedFile)
+	if !f.hasID || f.id != id {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return f.mod, true
+}
+
+func (c *parseCache) put(f *parsedFile) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f.size > c.maxBytes {
 		return
 	}
-	c.byKey[key] = c.lru.PushFront(&parsedFile{key: key, mod: m, size: size})
-	c.bytes += size
+	if el, ok := c.byKey[f.key]; ok {
+		// Same content: refresh the recorded status (the file was rewritten).
+		old := el.Value.(*parsedFile)
+		if f.hasID && (!old.hasID || old.id != f.id) {
+			c.unlinkPath(old)
+			old.path, old.id, old.hasID = f.path, f.id, true
+			c.byPath[f.path] = el
+		}
+		return
+	}
+	el := c.lru.PushFront(f)
+	c.byKey[f.key] = el
+	if f.hasID {
+		if prev, ok := c.byPath[f.path]; ok {
+			prev.Value.(*parsedFile).hasID = false
+		}
+		c.byPath[f.path] = el
+	}
+	c.bytes += f.size
 	c.evict()
+}
+
+// unlinkPath forgets f's recorded status; c.mu is held.
+func (c *parseCache) unlinkPath(f *parsedFile) {
+	if f.hasID && c.byPath[f.path] != nil && c.byPath[f.path].Value == f {
+		delete(c.byPath, f.path)
+	}
+	f.hasID = false
 }
 
 // evict drops least recently used files until the bound holds; c.mu is held.
@@ -104,6 +162,7 @@ func (c *parseCache) evict() {
 		}
 		f := c.lru.Remove(el).(*parsedFile)
 		delete(c.byKey, f.key)
+		c.unlinkPath(f)
 		c.bytes -= f.size
 	}
 }
@@ -121,8 +180,41 @@ func (c *parseCache) stats() ParseCacheStatistics {
 	return ParseCacheStatistics{Hits: c.hits.Load(), Misses: c.misses.Load(), Files: c.lru.Len(), SourceBytes: c.bytes}
 }
 
+// errSourceUnreadable marks a file that could not be read (as opposed to one
+// that does not parse).
+var errSourceUnreadable = errors.New("source file cannot be read")
+
+// parse returns the AST of the file at abs (inside the sandbox): the shared one
+// when the file is unchanged since it was parsed, else it reads the file.
+func (sb *sandbox) parse(abs string) (*syntax.Module, error) {
+	if src, ok := sb.overrides[filepath.Clean(abs)]; ok {
+		return parseCached(abs, src, fileIdentity{}, false)
+	}
+	r, rel, err := sb.locate(abs)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errSourceUnreadable, err)
+	}
+	// Lstat: a symbolic link's own status says nothing of its target, so
+	// linked files are read every time.
+	id, hasID := fileIdentity{}, false
+	if fi, err := r.Lstat(rel); err == nil {
+		id, hasID = identityOf(fi)
+	}
+	if hasID {
+		if m, ok := sharedParseCache.getUnchanged(abs, id); ok {
+			sharedParseCache.hits.Add(1)
+			return m, nil
+		}
+	}
+	src, err := r.ReadFile(rel)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errSourceUnreadable, err)
+	}
+	return parseCached(abs, src, id, hasID && int64(len(src)) == id.size)
+}
+
 // parseCached parses a file or returns the shared AST of identical content.
-func parseCached(filename string, src []byte) (*syntax.Module, error) {
+func parseCached(filename string, src []byte, id fileIdentity, hasID bool) (*syntax.Module, error) {
 	key := parseKey(filename, src)
 	if m, ok := sharedParseCache.get(key); ok {
 		sharedParseCache.hits.Add(1)
@@ -137,6 +229,6 @@ func parseCached(filename string, src []byte) (*syntax.Module, error) {
 		}
 		return nil, err
 	}
-	sharedParseCache.put(key, m, int64(len(src)))
+	sharedParseCache.put(&parsedFile{key: key, mod: m, size: int64(len(src)), path: filename, id: id, hasID: hasID})
 	return m, nil
 }

@@ -6,6 +6,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -202,11 +203,10 @@ func (in *Interp) loadMain() (*pkgState, error) {
 }
 
 func (in *Interp) addFile(p *pkgState, path string) error {
-	src, err := in.sb.ReadFile(path)
-	if err != nil {
+	m, err := in.sb.parse(path)
+	if errors.Is(err, errSourceUnreadable) {
 		return &Error{Kind: KindCannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s from %s", filepath.Base(path), path)}
 	}
-	m, err := parseCached(path, src)
 	if err != nil {
 		return err
 	}

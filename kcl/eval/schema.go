@@ -471,8 +471,13 @@ func (in *Interp) runCheck(e *env, c *syntax.CheckExpr) error {
 	if detail == "" {
 		detail = msg
 	}
+	// The official engine points at the line holding the message.
+	at := c.Pos()
+	if c.Msg != nil {
+		at = c.Msg.Pos()
+	}
 	return &Error{Kind: value.KindEvaluation, Msg: "Instance check failed", Pos: in.checkPos,
-		Labels: []Label{{Pos: lineOnly(c.Pos()), Msg: msg}}, Detail: detail}
+		Labels: []Label{{Pos: lineOnly(at), Msg: msg}}, Detail: detail}
 }
 
 // frameLookup reads an attribute of the instance under construction.

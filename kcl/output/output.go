@@ -50,6 +50,11 @@ func YAML(v value.Value, opts Options) ([]byte, error) {
 			return nil, fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, opts.MaxBytes)
 		}
 	}
+	switch v.(type) {
+	case *value.List, *value.Dict, *value.Schema:
+	default:
+		p.b = append(p.b, '\n') // kcl run ends a lone scalar document with an empty line
+	}
 	return p.b, nil
 }
 
@@ -69,42 +74,29 @@ func Program(t *value.Thread, v value.Value, opts Options) ([]byte, error) {
 	return YAML(v, opts)
 }
 
-// documents splits a top-level list into YAML documents as the runtime's
-// filter_results does: a list whose elements are all configs (or any list when a
-// separator was set) is a stream; otherwise configs stay in the list.
+// documents splits a top-level list into YAML documents as kcl run 0.12.1
+// does: lists are flattened recursively, every config or scalar element is a
+// document of its own, Undefined and functions are dropped (None too with -n).
 func documents(v value.Value, opts Options) []value.Value {
 	l, ok := v.(*value.List)
 	if !ok {
 		return []value.Value{v}
 	}
-	allConfigs := true
+	var docs []value.Value
 	for _, e := range l.Elems {
-		if _, ok := value.AsDict(e); !ok {
-			allConfigs = false
-			break
-		}
-	}
-	if allConfigs || opts.Sep != "" {
-		var docs []value.Value
-		for _, e := range l.Elems {
-			docs = append(docs, documents(e, opts)...)
-		}
-		return docs
-	}
-	var elems []value.Value
-	for _, e := range l.Elems {
-		switch e.(type) {
-		case nil, value.UndefinedType, *value.Function, *value.Builtin:
+		switch x := e.(type) {
+		case nil, value.UndefinedType, *value.Function, *value.Builtin, *value.Module:
 			continue
 		case value.NoneType:
 			if opts.DisableNone {
 				continue
 			}
+			docs = append(docs, x)
+		case *value.List:
+			docs = append(docs, documents(x, opts)...)
+		default:
+			docs = append(docs, x)
 		}
-		elems = append(elems, e)
 	}
-	if len(elems) == 0 {
-		return nil
-	}
-	return []value.Value{value.NewList(elems)}
+	return docs
 }

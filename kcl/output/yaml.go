@@ -65,8 +65,10 @@ func (p *yamlPrinter) root(v value.Value) {
 		}
 		p.mapping(x, 0, false)
 	default:
-		p.scalar(x, 0, false)
-		p.b = append(p.b, '\n')
+		p.scalar(x, 2, false) // a root block literal is indented like a mapping value
+		if p.b[len(p.b)-1] != '\n' {
+			p.b = append(p.b, '\n')
+		}
 	}
 }
 

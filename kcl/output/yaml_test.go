@@ -166,7 +166,7 @@ func TestSortKeysAndStream(t *testing.T) {
 		t.Errorf("got %q want %q", got, want)
 	}
 	mixed := v.NewList([]v.Value{v.Int(1), v.DictOf("b", v.Int(2))})
-	if got, want := mustYAML(t, mixed, Options{}), "- 1\n- b: 2\n"; got != want {
+	if got, want := mustYAML(t, mixed, Options{}), "1\n---\nb: 2\n"; got != want { // 0.12.1 streams every element
 		t.Errorf("got %q want %q", got, want)
 	}
 }

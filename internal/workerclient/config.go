@@ -30,8 +30,8 @@ type Config struct {
 // DefaultConfig is the configuration the flags start from.
 func DefaultConfig() Config {
 	return Config{
-		CompilerAddr:    "dns:///flux-kcl-compiler:9090",
-		ResolverAddr:    "dns:///flux-kcl-resolver:9091",
+		CompilerAddr:    "dns:///kcl-compiler:9090",
+		ResolverAddr:    "dns:///kcl-resolver:9090",
 		MaxAttempts:     5,
 		MaxMessageBytes: 256 << 20,
 		KeepaliveTime:   30 * time.Second,

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 
 	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
 	programv1 "github.com/kcl-lang/flux-kcl-controller/proto/program/v1"
@@ -108,10 +109,22 @@ func (s *Service) Register(r grpc.ServiceRegistrar) {
 func (s *Service) Health() *health.Server { return s.health }
 
 // ServerOptions are the options a gRPC server hosting the service needs: replies
-// can be as big as the output limit allows.
+// can be as big as the output limit allows; connections are recycled every few
+// minutes so clients re-resolve the service name and find new replicas (the DNS
+// resolver does not poll); clients' keepalive pings are welcome.
 func (s *Service) ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{grpc.MaxSendMsgSize(int(maxMessageBytes(s.cfg.MaxOutputBytes)))}
+	return []grpc.ServerOption{
+		grpc.MaxSendMsgSize(int(maxMessageBytes(s.cfg.MaxOutputBytes))),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionAge:      maxConnectionAge,
+			MaxConnectionAgeGrace: s.cfg.CompileTimeout + 10*time.Second,
+		}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+	}
 }
+
+// maxConnectionAge bounds how long a client can miss a new replica.
+const maxConnectionAge = 2 * time.Minute
 
 // maxMessageBytes leaves room for JSON being a little bigger than YAML.
 func maxMessageBytes(maxOutput int64) int64 {

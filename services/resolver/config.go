@@ -38,7 +38,7 @@ type Config struct {
 // DefaultConfig is the configuration the flags start from.
 func DefaultConfig() Config {
 	return Config{
-		GRPCAddr:           ":9091",
+		GRPCAddr:           ":9090",
 		MetricsAddr:        ":8080",
 		HealthAddr:         ":9440",
 		Concurrent:         4,

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 
 	resolverv1 "github.com/kcl-lang/flux-kcl-controller/proto/resolver/v1"
 )
@@ -94,6 +95,17 @@ func (s *Service) Register(r grpc.ServiceRegistrar) {
 // Health is the service's gRPC health server, for servers built by the caller.
 func (s *Service) Health() *health.Server { return s.health }
 
+// ServerOptions are the options a gRPC server hosting the service needs:
+// connections are recycled every few minutes so clients re-resolve the service
+// name and find new replicas (the DNS resolver does not poll); clients'
+// keepalive pings are welcome.
+func (s *Service) ServerOptions() []grpc.ServerOption {
+	return []grpc.ServerOption{
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionAge: 2 * time.Minute, MaxConnectionAgeGrace: time.Minute}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+	}
+}
+
 // Run serves gRPC on Config.GRPCAddr (if set) plus the metrics and health
 // endpoints, until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
@@ -111,7 +123,7 @@ func (s *Service) Run(ctx context.Context) error {
 func (s *Service) Serve(ctx context.Context, lis net.Listener) error {
 	g, ctx := errgroup.WithContext(ctx)
 	if lis != nil {
-		srv := grpc.NewServer()
+		srv := grpc.NewServer(s.ServerOptions()...)
 		s.Register(srv)
 		healthpb.RegisterHealthServer(srv, s.health)
 		g.Go(func() error {

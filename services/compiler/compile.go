@@ -32,6 +32,7 @@ const (
 	KindOutputTooLarge       = "OutputTooLarge"
 	KindTimeout              = "Timeout"
 	KindEngineFailure        = "EngineFailure"
+	KindDependency           = "DependencyError"
 )
 
 // Kinds of *kcl.Error that are about the run's limits, not the program.
@@ -116,6 +117,10 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 		return failure(compilerv1.Error_STAGE_ARTIFACT, KindPathNotFound,
 			fmt.Sprintf("path %q is not a directory in the artifact of revision %s", programPath, req.GetProgram().GetArtifact().GetRevision())), true, nil
 	}
+	externalPkgs, err := localDependencies(root, programDir, req.GetConfig().GetVendor())
+	if err != nil {
+		return failure(compilerv1.Error_STAGE_COMPILE, KindDependency, err.Error()), true, nil
+	}
 	overrides, err := applySubstitutions(root, programPath, req.GetSubstitutions())
 	if err != nil {
 		return failure(compilerv1.Error_STAGE_SUBSTITUTION, KindSubstitutionMismatch, err.Error()), true, nil
@@ -139,6 +144,7 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 		Overrides:     cfg.GetOverrides(),
 		PathSelectors: cfg.GetPathSelectors(),
 		FileOverrides: overrides,
+		ExternalPkgs:  externalPkgs,
 		SortKeys:      cfg.GetSortKeys(),
 		ShowHidden:    cfg.GetShowHidden(),
 		DisableNone:   cfg.GetDisableNone(),

@@ -197,7 +197,9 @@ func (sb *sandbox) parse(abs string) (*syntax.Module, error) {
 	// Lstat: a symbolic link's own status says nothing of its target, so
 	// linked files are read every time.
 	id, hasID := fileIdentity{}, false
-	if fi, err := r.Lstat(rel); err == nil {
+	if fi, ok := sb.listed[filepath.Clean(abs)]; ok {
+		id, hasID = identityOf(fi)
+	} else if fi, err := r.Lstat(rel); err == nil {
 		id, hasID = identityOf(fi)
 	}
 	if hasID {

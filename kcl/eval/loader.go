@@ -15,6 +15,9 @@ import (
 type sandbox struct {
 	roots     []sandboxRoot
 	overrides map[string][]byte // absolute path -> content
+	// listed holds the status of files seen while listing package
+	// directories, so that the parse cache checks them without a walk per file.
+	listed map[string]fs.FileInfo
 }
 
 type sandboxRoot struct {
@@ -104,7 +107,14 @@ func (sb *sandbox) KFiles(abs string) ([]string, error) {
 		if e.IsDir() || !strings.HasSuffix(n, ".k") || strings.HasSuffix(n, "_test.k") {
 			continue
 		}
-		out = append(out, filepath.Join(abs, n))
+		p := filepath.Join(abs, n)
+		out = append(out, p)
+		if info, err := e.Info(); err == nil {
+			if sb.listed == nil {
+				sb.listed = map[string]fs.FileInfo{}
+			}
+			sb.listed[p] = info
+		}
 	}
 	sort.Strings(out)
 	return out, nil

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Times the engine and the official engine side by side on the same programs,
+# in one run: the real-like programs of kcl/testdata/real_like and, when
+# KCL_REAL_PROGRAMS names a directory laid out as kcl/realprograms.Public
+# describes, the public ones. Prints ms/run for both, the ratio and the
+# engine's allocations per run.
+#   KCL_BENCH_RUNS  runs of the official engine per program (default 20)
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+export KCL_OFFICIAL_NODE_MODULES="${KCL_OFFICIAL_NODE_MODULES:-$("$here/oracle.sh")}"
+cd "$here/.."
+KCL_BENCH_SIDE_BY_SIDE=1 go test -p 1 -count=1 -run '^TestSideBySide$' -v ./realprograms |
+  sed -n '/TestSideBySide/,$p'

@@ -71,7 +71,7 @@ func (p *Process) Run(ctx context.Context) error {
 	}
 	p.nats = embedded
 	defer embedded.stop()
-	log.Info("embedded NATS server with JetStream started", "url", embedded.url(), "storeDir", p.cfg.NATSStoreDir)
+	log.Info("embedded NATS server with JetStream started", "url", embedded.url(), "storeDir", embedded.storeDir)
 
 	// Two in-process connections, as the split services would have.
 	watcherConn, err := embedded.connect("watcher")

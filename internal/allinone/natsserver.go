@@ -19,6 +19,7 @@ const natsReadyTimeout = time.Minute
 // embeddedNATS is the process's NATS server with JetStream.
 type embeddedNATS struct {
 	srv          *server.Server
+	storeDir     string
 	removeOnStop string
 }
 
@@ -31,6 +32,7 @@ func startNATS(addr, storeDir string, log bool) (*embeddedNATS, error) {
 		}
 		storeDir, e.removeOnStop = dir, dir
 	}
+	e.storeDir = storeDir
 	opts := &server.Options{
 		// A fixed name keeps the JetStream identity stable across restarts.
 		ServerName: "flux-kcl-controller",

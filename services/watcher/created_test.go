@@ -88,3 +88,13 @@ func TestDeletionPublishesForTheFinalizer(t *testing.T) {
 	run.Finalizers = nil
 	g.Expect(k8sClient.Patch(ctx, run, patch)).To(Succeed())
 }
+
+func TestDeletedStreamIsRecreated(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	g.Expect(testJS.DeleteStream(ctx, reconcilerequest.StreamName)).To(Succeed())
+
+	ns := newNamespace(t)
+	newKCLRun(t, ns, "after-loss", "repo")
+	waitForReason(t, ns, "after-loss", reconcilerequest.ReasonCreated)
+}

@@ -29,6 +29,7 @@ var (
 	testEnv    *kube.Env
 	k8sClient  client.Client
 	testStream jetstream.Stream
+	testJS     jetstream.JetStream
 )
 
 // Generous: the machine running the tests may be busy; nothing here measures speed.
@@ -68,6 +69,7 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	testJS = js
 
 	cfg := DefaultConfig()
 	// One publisher goroutine keeps the publish order FIFO, which the

@@ -145,15 +145,31 @@ func New(cfg Config, deps Deps) (*Service, error) {
 
 // Run ensures the stream exists and watches until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
-	var opts []reconcilerequest.StreamOption
-	if s.cfg.StreamReplicas > 1 {
-		opts = append(opts, reconcilerequest.WithReplicas(s.cfg.StreamReplicas))
-	}
-	if _, err := reconcilerequest.EnsureStream(ctx, s.js, opts...); err != nil {
-		return err
+	// NATS may come up after the watcher (split deployment): keep trying.
+	for attempt := 0; ; attempt++ {
+		_, err := reconcilerequest.EnsureStream(ctx, s.js, s.streamOptions()...)
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return err
+		}
+		s.log.Error(err, "JetStream not available yet, retrying", "attempt", attempt)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(min(time.Duration(attempt+1)*time.Second, 10*time.Second)):
+		}
 	}
 	if err := s.mgr.Start(ctx); err != nil {
 		return fmt.Errorf("running watcher: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) streamOptions() []reconcilerequest.StreamOption {
+	if s.cfg.StreamReplicas > 1 {
+		return []reconcilerequest.StreamOption{reconcilerequest.WithReplicas(s.cfg.StreamReplicas)}
 	}
 	return nil
 }
@@ -211,6 +227,12 @@ func (s *Service) publishNext(ctx context.Context) bool {
 		publishErrors.WithLabelValues(reason).Inc()
 		if ctx.Err() != nil {
 			return true
+		}
+		if errors.Is(err, jetstream.ErrNoStreamResponse) {
+			// The stream is gone (deleted by hand, a NATS store wiped): recreate it.
+			if _, ensureErr := reconcilerequest.EnsureStream(ctx, s.js, s.streamOptions()...); ensureErr != nil {
+				s.log.Error(ensureErr, "recreating the reconcile-request stream")
+			}
 		}
 		if s.queue.NumRequeues(item) < maxPublishRetries {
 			s.log.Error(err, "publishing reconcile request, will retry", "kclrun", item.req.Key(), "reason", reason)

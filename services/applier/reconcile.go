@@ -79,8 +79,8 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 		return Outcome{Result: ResultSuspended}
 	}
 
-	orig := obj.DeepCopy()
-	out := s.reconcileRun(ctx, obj, req, delivered)
+	status := &statusWriter{client: s.client, base: obj.DeepCopy()}
+	out := s.reconcileRun(ctx, obj, status, req, delivered)
 
 	obj.Status.ObservedGeneration = obj.Generation
 	if v, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
@@ -89,7 +89,7 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 	if out.Err != nil && out.Result != ResultWaiting {
 		s.events.record(obj, out.revision, false, reasonOf(obj), conditions.GetMessage(obj, meta.ReadyCondition))
 	}
-	if err := s.patchStatus(ctx, orig, obj); err != nil {
+	if err := status.write(ctx, obj); err != nil {
 		return s.transient(fmt.Errorf("writing status: %w", err), delivered, nil)
 	}
 	if out.fingerprint != "" {
@@ -106,7 +106,7 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 
 // reconcileRun does the work between reading the KCLRun and writing its status;
 // it records its verdict in obj's conditions.
-func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, req reconcilerequest.Request, delivered uint64) Outcome {
+func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status *statusWriter, req reconcilerequest.Request, delivered uint64) Outcome {
 	if ready, msg, err := s.dependenciesReady(ctx, obj); err != nil {
 		return s.transient(err, delivered, obj)
 	} else if !ready {
@@ -147,6 +147,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, req re
 	fp := fingerprint(obj, artifact, argsDigest, known)
 	if s.isNoOp(ctx, obj, req, revision, fp) {
 		return Outcome{Result: ResultNoOp, revision: revision}
+	}
+	if obj.Generation != obj.Status.ObservedGeneration || revision != obj.Status.LastAppliedRevision {
+		s.markProgressing(ctx, status, obj, revision)
 	}
 
 	resolved, err := s.resolve(ctx, obj, artifact, known)
@@ -226,6 +229,16 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, req re
 	return Outcome{Result: ResultApplied, Changes: summary, fingerprint: fp, revision: revision}
 }
 
+// markProgressing shows a new generation or revision in progress, as Flux
+// does, before the slow part (compile, apply, health checks) starts.
+func (s *Service) markProgressing(ctx context.Context, status *statusWriter, obj *v1alpha1.KCLRun, revision string) {
+	conditions.MarkReconciling(obj, meta.ProgressingReason, "Running reconciliation for revision %s", revision)
+	conditions.MarkUnknown(obj, meta.ReadyCondition, meta.ProgressingReason, "Reconciliation in progress")
+	if err := status.write(ctx, obj); err != nil {
+		s.log.V(1).Info("reporting progress failed", "kclrun", obj.Namespace+"/"+obj.Name, "error", err.Error())
+	}
+}
+
 // finalize prunes (when spec.prune) and releases the KCLRun.
 func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered uint64) Outcome {
 	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) {
@@ -295,13 +308,24 @@ func reasonOf(obj *v1alpha1.KCLRun) string {
 	return meta.ReconciliationFailedReason
 }
 
-// patchStatus writes the status when it changed, and only then: a no-op
-// reconcile costs no apiserver write.
-func (s *Service) patchStatus(ctx context.Context, orig, obj *v1alpha1.KCLRun) error {
-	if equality.Semantic.DeepEqual(orig.Status, obj.Status) {
+// statusWriter patches the status against what it last wrote, and only when
+// it changed: a no-op reconcile costs no apiserver write. The server's reply
+// goes to a copy, so the reconcile's object keeps its in-memory changes.
+type statusWriter struct {
+	client client.Client
+	base   *v1alpha1.KCLRun
+}
+
+func (w *statusWriter) write(ctx context.Context, obj *v1alpha1.KCLRun) error {
+	if equality.Semantic.DeepEqual(w.base.Status, obj.Status) {
 		return nil
 	}
-	return s.client.Status().Patch(ctx, obj, client.MergeFrom(orig), client.FieldOwner(FieldManager))
+	target := obj.DeepCopy()
+	if err := w.client.Status().Patch(ctx, target, client.MergeFrom(w.base), client.FieldOwner(FieldManager)); err != nil {
+		return err
+	}
+	w.base = obj.DeepCopy()
+	return nil
 }
 
 func mergeInventories(a, b *v1alpha1.ResourceInventory) *v1alpha1.ResourceInventory {

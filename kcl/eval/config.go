@@ -249,7 +249,12 @@ func (in *Interp) comprehend(e *env, gens []*syntax.CompClause, body func(*env) 
 	}
 	g := gens[0]
 	if len(g.Targets) > 2 {
-		return errorAt(g.Targets[0].Pos(), KindCompile, "the number of loop variables is %d, which can only be 1 or 2", len(g.Targets))
+		return errorAt(g.Targets[2].Pos(), KindCompile, "the number of loop variables is %d, which can only be 1 or 2", len(g.Targets))
+	}
+	for _, t := range g.Targets {
+		if len(t.Names) > 1 {
+			return errorAt(t.Pos(), KindCompile, "loop variables can only be ordinary identifiers")
+		}
 	}
 	it, err := in.eval(e, g.Iter)
 	if err != nil {

@@ -330,7 +330,16 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			continue
 		}
 		if def.indexSig == nil && def.rule == nil {
-			return nil, errorAt(pos, KindCompile, "Cannot add member '%s' to schema '%s'", ent.Key, def.name)
+			at := pos
+			if cfgExpr != nil {
+				for _, it := range cfgExpr.Items {
+					if it.Key != nil && entryKey(it) == ent.Key {
+						at = it.Key.Pos()
+						break
+					}
+				}
+			}
+			return nil, errorAt(at, KindCompile, "Cannot add member '%s' to schema '%s'", ent.Key, def.name)
 		}
 		relaxedKeys = append(relaxedKeys, ent.Key)
 	}

@@ -171,13 +171,13 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 			return &compilerv1.CompileResponse{Error: &compilerv1.Error{
 				Stage:   compilerv1.Error_STAGE_COMPILE,
 				Kind:    programErr.Kind,
-				Message: redact.redact(programErr.Message),
-				File:    programErr.File,
+				Message: redact.redact(hidePaths(programErr.Message, root, programDir)),
+				File:    hidePaths(programErr.File, root, programDir),
 				Line:    int32(programErr.Line),
 				Col:     int32(programErr.Col),
 			}}, programErr.Kind != engineLimitKind, nil
 		}
-		return failure(compilerv1.Error_STAGE_COMPILE, KindEngineFailure, redact.redact(err.Error())), false, nil
+		return failure(compilerv1.Error_STAGE_COMPILE, KindEngineFailure, redact.redact(hidePaths(err.Error(), root, programDir))), false, nil
 	}
 	if int64(len(result.YAML)) > maxOutput {
 		return failure(compilerv1.Error_STAGE_OUTPUT, KindOutputTooLarge,
@@ -196,6 +196,14 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 	}
 	resp.OutputDigest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
 	return resp, true, nil
+}
+
+// hidePaths rewrites the worker's absolute paths into the artifact, which mean
+// nothing to users: program files become relative to the program directory,
+// other files of the artifact (imported local packages) relative to its root.
+func hidePaths(text, root, programDir string) string {
+	text = strings.ReplaceAll(text, programDir+string(filepath.Separator), "")
+	return strings.ReplaceAll(text, root+string(filepath.Separator), "")
 }
 
 // runEngine keeps a panic in the engine from taking the worker down.

@@ -52,3 +52,18 @@ func TestCompileVendorModeNeedsVendoredDependencies(t *testing.T) {
 		t.Fatalf("got %+v, want a DependencyError about k8s", ce)
 	}
 }
+
+func TestCompileErrorInLocalDependencyHidesWorkerPaths(t *testing.T) {
+	w := startWorker(t, nil)
+	a := w.publish(t, "deperr", map[string]string{
+		"app/kcl.mod":    "[package]\nname = \"app\"\n\n[dependencies]\ncommon = { path = \"../common\" }\n",
+		"common/kcl.mod": "[package]\nname = \"common\"\n",
+		"common/main.k":  "namespace = 1 +\n",
+		"app/main.k":     "import common\n\n[{apiVersion = \"v1\", kind = \"Namespace\", metadata.name = common.namespace}]\n",
+	})
+	_, err := w.client.Compile(context.Background(), workerclient.CompileInput{Artifact: ref(a), Path: "app"})
+	ce := compileError(t, err)
+	if strings.HasPrefix(ce.File, "/") || strings.Contains(ce.Message, "/tmp") || ce.File != "common/main.k" {
+		t.Fatalf("got %+v, want a location relative to the artifact (common/main.k)", ce)
+	}
+}

@@ -522,8 +522,6 @@ func (p *parser) exprAsIdentifier(e Expr, t *Token) *Identifier {
 	return id
 }
 
-var exprNames = map[string]string{}
-
 // exprName is the official engine's name of an expression kind in messages.
 func exprName(e Expr) string {
 	switch e.(type) {

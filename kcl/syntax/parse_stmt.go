@@ -376,12 +376,7 @@ func (p *parser) parseDecorators() []*CallExpr {
 }
 
 func (p *parser) parseSchemaStmt(decorators []*CallExpr) Stmt {
-	start := p.startPos()
-	if len(decorators) > 0 {
-		start = decorators[0].Pos()
-		// The official engine starts the node at the `schema` keyword.
-		start = p.startPos()
-	}
+	start := p.startPos() // the official extent starts at the keyword, after decorators
 	st := &SchemaStmt{Decorators: decorators}
 	switch {
 	case p.isKw("mixin"):

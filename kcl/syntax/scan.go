@@ -380,10 +380,8 @@ func (s *scanner) scanOperator(start int, c rune) {
 			return
 		}
 	}
-	s.pos += max(1, utf8.RuneLen(c))
-	if c == utf8.RuneError || c < 0 {
-		s.pos = start + 1
-	}
+	_, size := utf8.DecodeRune(s.src[start:]) // 1 for an invalid byte
+	s.pos += max(1, size)
 	s.errorAt(start, "unknown start of token")
 }
 

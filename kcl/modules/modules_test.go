@@ -182,7 +182,7 @@ func TestRuntimeCatch(t *testing.T) {
 func TestYAMLStream(t *testing.T) {
 	th := &v.Thread{}
 	call(t, th, "manifests", "yaml_stream", v.NewList([]v.Value{v.DictOf("a", v.Int(1), "_b", v.Int(2)), v.Int(3), v.None}))
-	if th.Manifests == nil || th.Manifests.YAML != "a: 1\n_b: 2\n---\n3\n---\nnull" {
+	if th.Manifests == nil || th.Manifests.YAML != "a: 1\n_b: 2\n---\n3\n---\nnull\n" {
 		t.Errorf("got %+v", th.Manifests)
 	}
 }

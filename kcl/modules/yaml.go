@@ -338,9 +338,32 @@ func init() {
 		for i, e := range l.Elems {
 			parts[i] = strings.TrimSuffix(string(output.EncodeYAML(e, sortKeys, ignorePrivate, ignoreNone)), "\n")
 		}
+		text := strings.Join(parts, "\n"+sep+"\n")
+		// kcl run reads the stream back and plans it like any result: nested
+		// lists stream their elements, a lone scalar ends with an empty line
+		opts := output.Options{SortKeys: sortKeys, ShowHidden: !ignorePrivate, DisableNone: ignoreNone, Sep: sep}
+		if t != nil {
+			opts.MaxBytes = t.MaxOutputBytes
+		}
+		if docs, err := DecodeYAMLStream([]byte(text)); err == nil {
+			var planned value.Value
+			switch len(docs) {
+			case 0:
+				planned = value.None
+			case 1:
+				planned = docs[0]
+			default:
+				planned = value.NewList(docs)
+			}
+			out, err := output.YAML(planned, opts)
+			if err != nil {
+				return nil, &value.Error{Kind: value.KindLimit, Msg: err.Error(), Err: err}
+			}
+			text = string(out) // the whole printed output, final newline included
+		}
 		if t != nil {
 			t.Manifests = &value.ManifestsOutput{
-				YAML:     strings.Join(parts, "\n"+sep+"\n"),
+				YAML:     text,
 				SortKeys: sortKeys, ShowHidden: !ignorePrivate, DisableNone: ignoreNone, Sep: sep,
 			}
 		}

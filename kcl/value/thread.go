@@ -40,8 +40,9 @@ type Thread struct {
 	values int64
 	steps  uint32
 
-	// Manifests is set by manifests.yaml_stream: the program's output is then this
-	// text instead of its top-level values (output.Program handles it).
+	// Manifests is set by manifests.yaml_stream: the program's output is then
+	// this text (already planned, final newline included) instead of its
+	// top-level values (output.Program handles it).
 	Manifests *ManifestsOutput
 
 	// Local is free for the evaluator.

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runIn runs the CLI in dir with args and returns exit code, stdout, stderr.
+func runIn(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chdir(wd)
+	var out, errOut bytes.Buffer
+	code := runCLI(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, src := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestRunPrintsOutputAfterPrints(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"main.k": "print(\"hi\")\na = option(\"env\", default=\"dev\")\n"})
+	code, out, errOut := runIn(t, dir, "run", "main.k", "-D", "env=prod")
+	if code != 0 || out != "hi\na: prod\n" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestSettingsFileSuppliesOptionsAndFlags(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.k": "a = option(\"key\")\nb = None\n",
+		"settings.yaml": "kcl_cli_configs:\n  files:\n    - main.k\n  disable_none: true\n" +
+			"kcl_options:\n  - key: key\n    value: value\n",
+	})
+	code, out, errOut := runIn(t, dir, "run", "-Y", "settings.yaml")
+	if code != 0 || out != "a: value\n" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestPathSelectorAndOverride(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"main.k": "schema P:\n    name: str\n    full: str = name + \"!\"\n\np = P {name = \"a\"}\n"})
+	code, out, errOut := runIn(t, dir, "run", "main.k", "-O", "p.name=\"b\"", "-S", "p.full")
+	if code != 0 || out != "b!\n\n" && out != "b!\n" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+func TestErrorsRenderLikeTheOfficialCLI(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"main.k": "a = 1\na = 2\n"})
+	code, out, errOut := runIn(t, dir, "run", "main.k")
+	want := []string{
+		"error[E1001]: ImmutableError",
+		" --> " + filepath.Join(dir, "main.k") + ":2:1",
+		"2 | a = 2",
+		"  | ^ Can not change the value of 'a', because it was declared immutable",
+		"1 | a = 1",
+		"note: change the variable name to '_a' to make it mutable",
+	}
+	if code != 1 || out != "" {
+		t.Fatalf("code %d, stdout %q", code, out)
+	}
+	for _, w := range want {
+		if !strings.Contains(errOut, w) {
+			t.Fatalf("stderr lacks %q:\n%s", w, errOut)
+		}
+	}
+}
+
+func TestInvalidArgumentIsRejected(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"main.k": "a = 1\n"})
+	code, _, errOut := runIn(t, dir, "run", "main.k", "-D", "key=value=")
+	if code != 1 || !strings.Contains(errOut, "Invalid value for top level arguments") {
+		t.Fatalf("code %d, stderr %q", code, errOut)
+	}
+}
+
+func TestPackageWithoutFilesUsesKclModProfile(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"kcl.mod":   "[package]\nname = \"app\"\n\n[profile]\nentries = [\"base.k\", \"prod.k\"]\n",
+		"base.k":    "replicas = 1\n",
+		"prod.k":    "env = \"prod\"\n",
+		"ignored.k": "ignored = True\n",
+	})
+	code, out, errOut := runIn(t, dir, "run")
+	if code != 0 || out != "replicas: 1\nenv: prod\n" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -116,3 +116,20 @@ func TestHoldRenewsPastTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// When the key is taken away (expired, or deleted by an operator), the next
+// renewal fails and the work's context is cancelled with ErrLost.
+func TestHoldCancelsWorkWhenLeaseIsLost(t *testing.T) {
+	srv := natsserver.StartT(t)
+	l := openLeases(t, srv, "a", 3*time.Second)
+	err := l.Hold(context.Background(), "ns.lost", func(ctx context.Context) error {
+		if err := l.kv.Purge(context.Background(), "ns.lost"); err != nil {
+			return err
+		}
+		<-ctx.Done()
+		return context.Cause(ctx)
+	})
+	if !errors.Is(err, ErrLost) {
+		t.Fatalf("Hold = %v, want ErrLost", err)
+	}
+}

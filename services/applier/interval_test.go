@@ -1,0 +1,57 @@
+package applier_test
+
+import (
+	"context"
+	"testing"
+
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/services/applier"
+)
+
+// The interval is a full check (compile and server-side apply) even when
+// nothing changed, and finds nothing to change.
+func TestIntervalIsAFullCheck(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	artifact := publishProgram(t, ns, "app", configMap("settings", ns))
+	createKCLRun(t, ns, "app", "app")
+	readyAt(t, ns, "app", artifact.Revision)
+	key := ns + "/app"
+	waitQuiet(t, key)
+
+	n := tracker.count(key)
+	request(t, ns, "app", reconcilerequest.ReasonIntervalElapsed)
+	g.Eventually(func() int { return tracker.count(key) }, "1m").Should(BeNumerically(">", n))
+	out := tracker.last(key)
+	g.Expect(out.Result).To(Equal(applier.ResultApplied))
+	g.Expect(out.Changes).To(BeEmpty())
+}
+
+// A suspended KCLRun is left alone: a new revision is not applied.
+func TestSuspendSkipsReconciles(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	first := publishProgram(t, ns, "app", configMap("settings", "first-"+ns))
+	obj := createKCLRun(t, ns, "app", "app")
+	readyAt(t, ns, "app", first.Revision)
+	key := ns + "/app"
+
+	g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "app"}, obj)).To(Succeed())
+	obj.Spec.Suspend = true
+	g.Expect(env.Client.Update(ctx, obj)).To(Succeed())
+	publishProgram(t, ns, "app", configMap("settings", "second-"+ns))
+	n := tracker.count(key)
+	request(t, ns, "app", reconcilerequest.ReasonSourceChanged)
+	g.Eventually(func() int { return tracker.count(key) }, "1m").Should(BeNumerically(">", n))
+	g.Expect(tracker.last(key).Result).To(Equal(applier.ResultSuspended))
+	cm := &corev1.ConfigMap{}
+	g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "settings"}, cm)).To(Succeed())
+	g.Expect(cm.Data).To(HaveKeyWithValue("value", "first-"+ns))
+	_ = v1alpha1.KCLRunKind
+}

@@ -234,3 +234,9 @@ func parseCached(filename string, src []byte, id fileIdentity, hasID bool) (*syn
 	sharedParseCache.put(&parsedFile{key: key, mod: m, size: int64(len(src)), path: filename, id: id, hasID: hasID})
 	return m, nil
 }
+
+// resetParseCache empties the shared cache (benchmarks of cold runs).
+func resetParseCache() {
+	sharedParseCache.setLimit(0)
+	sharedParseCache.setLimit(DefaultParseCacheBytes)
+}

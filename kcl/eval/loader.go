@@ -18,6 +18,15 @@ type sandbox struct {
 	// listed holds the status of files seen while listing package
 	// directories, so that the parse cache checks them without a walk per file.
 	listed map[string]fs.FileInfo
+	// stats remembers Stat results for the run: every file of a package
+	// resolves the same imports, and a walk inside a root costs a system
+	// call per path component.
+	stats map[string]statResult
+}
+
+type statResult struct {
+	fi  fs.FileInfo
+	err error
 }
 
 type sandboxRoot struct {
@@ -71,14 +80,23 @@ func (sb *sandbox) ReadFile(abs string) ([]byte, error) {
 }
 
 func (sb *sandbox) Stat(abs string) (fs.FileInfo, error) {
-	if _, ok := sb.overrides[filepath.Clean(abs)]; ok {
+	abs = filepath.Clean(abs)
+	if _, ok := sb.overrides[abs]; ok {
 		return fakeFileInfo{name: filepath.Base(abs)}, nil
+	}
+	if r, ok := sb.stats[abs]; ok {
+		return r.fi, r.err
 	}
 	r, rel, err := sb.locate(abs)
 	if err != nil {
 		return nil, err
 	}
-	return r.Stat(rel)
+	fi, err := r.Stat(rel)
+	if sb.stats == nil {
+		sb.stats = map[string]statResult{}
+	}
+	sb.stats[abs] = statResult{fi, err}
+	return fi, err
 }
 
 func (sb *sandbox) IsDir(abs string) bool {

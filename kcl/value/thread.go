@@ -19,7 +19,8 @@ type Thread struct {
 	// option listing. Nil means not recorded.
 	OptionsUsed map[string]bool
 	// FS is the program root; the file module reads only through it and the
-	// evaluator's sandbox guarantees nothing outside the root is reachable.
+	// evaluator's sandbox guarantees nothing outside the root is reachable
+	// (an os.Root's FS() refuses symlinks that leave the root). Nil: no files.
 	FS fs.FS
 	// WorkDir is the absolute program root as file.workdir() reports it.
 	WorkDir string

@@ -74,16 +74,11 @@ func (s *Service) Compile(ctx context.Context, req *compilerv1.CompileRequest) (
 	s.metrics.cache.WithLabelValues("miss").Inc()
 
 	start := time.Now()
-	resp, cacheable, err := s.compile(ctx, req, programPath)
+	resp, err := s.compileShared(ctx, key, req, programPath)
 	if err != nil {
 		return nil, err
 	}
-	s.metrics.duration.Observe(time.Since(start).Seconds())
-	resp.EngineVersion = kcl.Version
 	s.countError(resp)
-	if cacheable {
-		s.cache.put(key, resp)
-	}
 	if e := resp.GetError(); e != nil {
 		log.Info("compilation failed", "stage", e.GetStage().String(), "kind", e.GetKind(),
 			"location", location(e), "error", e.GetMessage(), "duration", time.Since(start))
@@ -92,6 +87,45 @@ func (s *Service) Compile(ctx context.Context, req *compilerv1.CompileRequest) (
 	}
 	return resp, nil
 }
+
+// compileShared runs one compilation per key at a time: identical requests that
+// arrive together (many KCLRuns of one program) wait for the first instead of
+// compiling again. The shared run is detached from any one caller's
+// cancellation and bounded by its own deadline; each caller still gives up
+// when its own context ends.
+func (s *Service) compileShared(ctx context.Context, key string, req *compilerv1.CompileRequest, programPath string) (*compilerv1.CompileResponse, error) {
+	// Limits are not in the cache key, but a shared run applies its leader's.
+	timeout, maxOutput := s.limits(req.GetLimits())
+	flightKey := fmt.Sprintf("%s/%d/%d", key, timeout, maxOutput)
+	results := s.inflight.DoChan(flightKey, func() (any, error) {
+		sharedCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.CompileTimeout+sharedFetchAllowance)
+		defer cancel()
+		start := time.Now()
+		resp, cacheable, err := s.compile(sharedCtx, req, programPath)
+		if err != nil {
+			return nil, err
+		}
+		s.metrics.duration.Observe(time.Since(start).Seconds())
+		resp.EngineVersion = kcl.Version
+		if cacheable {
+			s.cache.put(key, resp)
+		}
+		return resp, nil
+	})
+	select {
+	case r := <-results:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return r.Val.(*compilerv1.CompileResponse), nil
+	case <-ctx.Done():
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+}
+
+// sharedFetchAllowance is the time a shared compilation may spend fetching the
+// artifact and waiting for a slot, on top of the engine's own deadline.
+const sharedFetchAllowance = 2 * time.Minute
 
 func (s *Service) countError(resp *compilerv1.CompileResponse) {
 	if e := resp.GetError(); e != nil {

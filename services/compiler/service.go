@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/singleflight"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -53,6 +54,7 @@ type Service struct {
 	gatherer prometheus.Gatherer
 	cache    *resultCache
 	slots    chan struct{}
+	inflight singleflight.Group
 	health   *health.Server
 }
 

@@ -79,3 +79,32 @@ func clampErrorColumns(src []byte, errs ErrorList) {
 		}
 	}
 }
+
+// ParseExpr parses a single expression, such as the value of an -O override or
+// a -D argument; anything after it is an error.
+func ParseExpr(filename string, src []byte) (expr Expr, err error) {
+	p := newParser(filename, src)
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(bailout); !ok {
+					panic(r)
+				}
+			}
+		}()
+		p.skipNewlines()
+		expr = p.parseExpr()
+		p.skipNewlines()
+		if p.tok.Kind != EOF {
+			p.errorAt(p.tok.Pos(p.file), "unexpected token '"+tokenString(p.tok)+"'")
+		}
+	}()
+	p.errors = dedupErrors(p.errors)
+	clampErrorColumns(src, p.errors)
+	if len(p.errors) > 0 {
+		first := *p.errors[0]
+		first.Rest = p.errors[1:]
+		return expr, &first
+	}
+	return expr, nil
+}

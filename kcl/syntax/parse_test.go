@@ -66,3 +66,19 @@ func TestParseExpressions(t *testing.T) {
 		}
 	}
 }
+
+func TestParseExpr(t *testing.T) {
+	e, err := ParseExpr("<override>", []byte(`{image = "app:v2", replicas: 3}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(e); got != `(ConfigExpr Items=[(ConfigEntry Key=image Value=(StringLit Value="app:v2") Operation==) (ConfigEntry Key=replicas Value=(NumberLit Int=3))])` {
+		t.Errorf("got %s", got)
+	}
+	if _, err := ParseExpr("<override>", []byte(`1 2`)); err == nil || err.(*Error).Msg != "unexpected token '2'" {
+		t.Errorf("trailing token: %v", err)
+	}
+	if _, err := ParseExpr("<override>", []byte(`[1,`)); err == nil {
+		t.Error("unterminated list accepted")
+	}
+}

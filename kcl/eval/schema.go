@@ -624,7 +624,18 @@ func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
 	} else if old, ok := e.schema.inst.Get(s.Name.Value); ok {
 		v = old
 	}
-	return in.frameSet(e.schema, e, s.Name.Value, v, s.Pos())
+	if err := in.frameSet(e.schema, e, s.Name.Value, v, s.Pos()); err != nil {
+		return err
+	}
+	// An attribute's own value (no config entry) is kept with the override
+	// operation, as the runtime's schema_dict_merge does: unifying a later
+	// instance of the schema replaces the key instead of merging into it.
+	if _, inConfig := e.schema.config.Entry(s.Name.Value); s.Value != nil && !inConfig {
+		if cur, ok := e.schema.inst.Get(s.Name.Value); ok {
+			e.schema.inst.SetEntry(value.Entry{Key: s.Name.Value, Value: cur, Op: value.OpOverride, Index: value.NoIndex})
+		}
+	}
+	return nil
 }
 
 // schemaTypeAttr serves members of a schema type such as S.instances().

@@ -1,6 +1,7 @@
 package applier_test
 
 import (
+	"fmt"
 	"testing"
 
 	eventv1 "github.com/fluxcd/pkg/apis/event/v1"
@@ -37,4 +38,22 @@ func TestEventsReachTheReceiver(t *testing.T) {
 		HaveField("Metadata", HaveKeyWithValue(revisionKey, bad.Revision)),
 		HaveField("Message", ContainSubstring("main.k")),
 	)))
+}
+
+// A receiver that hangs delays no reconcile: events leave from a queue.
+func TestReconcilesGoOnWhileTheReceiverHangs(t *testing.T) {
+	ns := newNamespace(t)
+	release := events.hang()
+	defer release()
+	for i := range 3 {
+		a := publishProgram(t, ns, "app", configMap("settings", fmt.Sprintf("%s-%d", ns, i)))
+		if i == 0 {
+			createKCLRun(t, ns, "app", "app")
+		} else {
+			request(t, ns, "app", reconcilerequest.ReasonSourceChanged)
+		}
+		readyAt(t, ns, "app", a.Revision)
+	}
+	release()
+	NewWithT(t).Eventually(func() []eventv1.Event { return events.forObject(ns, "app") }, "1m").ShouldNot(BeEmpty())
 }

@@ -237,11 +237,40 @@ func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { retu
 type eventSink struct {
 	mu     sync.Mutex
 	events []eventv1.Event
+	// held, when not nil, makes the receiver hang until it is closed.
+	held chan struct{}
+}
+
+// hang makes the receiver stop answering until the returned func is called.
+func (s *eventSink) hang() (release func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	held := make(chan struct{})
+	s.held = held
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.mu.Lock()
+			s.held = nil
+			s.mu.Unlock()
+			close(held)
+		})
+	}
 }
 
 func newEventSink() *eventSink { return &eventSink{} }
 
 func (s *eventSink) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	held := s.held
+	s.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

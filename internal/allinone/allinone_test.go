@@ -39,34 +39,45 @@ spec = {
 `, "IMAGE", image)}
 }
 
+// startProcess runs an apiserver, an artifact server and the all-in-one
+// process, all stopped when tb ends.
+func startProcess(tb testing.TB) (*kube.Env, *artifactserver.Server, *Process) {
+	tb.Helper()
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
+	env := kube.StartT(tb)
+	artifacts := artifactserver.StartT(tb)
+	cfg := DefaultConfig()
+	cfg.NATSAddr, cfg.NATSStoreDir = "", tb.TempDir()
+	cfg.MetricsAddr, cfg.HealthAddr = "", ""
+	proc, err := New(cfg, Deps{RestConfig: env.Config, Logger: logr.Discard()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- proc.Run(ctx) }()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("all-in-one: %v", err)
+		}
+	})
+	select {
+	case <-proc.Started():
+	case err := <-done:
+		tb.Fatalf("all-in-one stopped before starting: %v", err)
+	}
+	return env, artifacts, proc
+}
+
 // TestAllInOneAppliesAndFollowsTheSource runs the whole process against a real
 // apiserver: the watcher's request reaches the applier through the embedded
 // NATS, the compiler through in-process gRPC; a new artifact is applied too.
 func TestAllInOneAppliesAndFollowsTheSource(t *testing.T) {
 	g := NewWithT(t)
-	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	env := kube.StartT(t)
+	ctx := context.Background()
+	env, artifacts, proc := startProcess(t)
 	c := env.Client
-	artifacts := artifactserver.StartT(t)
-
-	cfg := DefaultConfig()
-	cfg.NATSAddr, cfg.NATSStoreDir = "", t.TempDir()
-	cfg.MetricsAddr, cfg.HealthAddr = "", ""
-	proc, err := New(cfg, Deps{RestConfig: env.Config, Logger: logr.Discard()})
-	g.Expect(err).NotTo(HaveOccurred())
-	done := make(chan error, 1)
-	go func() { done <- proc.Run(ctx) }()
-	defer func() {
-		cancel()
-		g.Expect(<-done).To(Succeed())
-	}()
-	select {
-	case <-proc.Started():
-	case err := <-done:
-		t.Fatalf("all-in-one stopped before starting: %v", err)
-	}
 	g.Expect(proc.NATSURL()).To(BeEmpty(), "no listener was asked for")
 
 	ns, err := env.CreateNamespace(ctx, "allinone")

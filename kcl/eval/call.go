@@ -1,6 +1,10 @@
 package eval
 
 import (
+	"errors"
+	"fmt"
+	"strings"
+
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -73,6 +77,15 @@ func (in *Interp) evalCall(e *env, x *syntax.CallExpr) (value.Value, error) {
 	in.thread.CurrentFile = prevFile
 	in.thread.Leave()
 	if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) && ae.args != nil {
+			return nil, in.argumentError(x, ae.args)
+		}
+		var me *Error
+		if errors.As(err, &me) && me.Kind == KindCompile && strings.HasPrefix(me.Msg, "expected ") && strings.Contains(me.Msg, "positional argument") {
+			// Missing arguments are reported at the call.
+			return nil, &Error{Kind: KindCompile, Pos: x.Pos(), Msg: me.Msg}
+		}
 		return nil, locate(err, lineOnly(x.Pos()))
 	}
 	if r == nil {
@@ -85,8 +98,22 @@ func (in *Interp) evalCall(e *env, x *syntax.CallExpr) (value.Value, error) {
 // definition environment and converting typed parameters.
 func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value.Value, kwargs []value.KV, pos syntax.Position) (map[string]value.Value, error) {
 	vars := make(map[string]value.Value, len(params.Args))
+	for _, kw := range kwargs {
+		known := false
+		for _, p := range params.Args {
+			if p.Name() == kw.Key {
+				known = true
+				break
+			}
+		}
+		if !known {
+			return nil, &Error{Kind: KindCompile, Pos: pos, args: &argMismatch{keyword: kw.Key},
+				Msg: fmt.Sprintf("got an unexpected keyword argument '%s'", kw.Key)}
+		}
+	}
 	if len(args) > len(params.Args) {
-		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "expected %d positional arguments, found %d", len(params.Args), len(args))
+		return nil, &Error{Kind: KindCompile, Pos: pos, args: &argMismatch{want: len(params.Args), got: len(args)},
+			Msg: fmt.Sprintf("takes %d positional argument but %d were given", len(params.Args), len(args))}
 	}
 	for i, p := range params.Args {
 		name := p.Name()
@@ -107,7 +134,7 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 				}
 				v = dv
 			} else {
-				return nil, errorAt(lineOnly(pos), value.KindEvaluation, "missing 1 required positional argument: '%s'", name)
+				return nil, &Error{Kind: KindCompile, Pos: pos, Msg: fmt.Sprintf("expected %d positional %s, found %d", len(params.Args), plural(len(params.Args), "argument"), len(args))}
 			}
 		}
 		if i < len(params.TyList) && params.TyList[i] != nil {
@@ -118,11 +145,6 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 			v = cv
 		}
 		vars[name] = v
-	}
-	for _, kw := range kwargs {
-		if _, ok := vars[kw.Key]; !ok {
-			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "got an unexpected keyword argument '%s'", kw.Key)
-		}
 	}
 	return vars, nil
 }
@@ -171,4 +193,37 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 		return in.convertType(lf.env, result, x.ReturnTy, lineOnly(x.Pos()))
 	}
 	return result, nil
+}
+
+// argumentError words an argument mismatch as the official checker does, with
+// the callee's name and at the offending argument.
+func (in *Interp) argumentError(x *syntax.CallExpr, m *argMismatch) error {
+	name := "lambda"
+	switch f := x.Func.(type) {
+	case *syntax.Identifier:
+		name = f.Names[len(f.Names)-1].Value
+	case *syntax.SelectorExpr:
+		name = f.Attr.Name()
+	}
+	if m.keyword != "" {
+		pos := x.Pos()
+		for _, k := range x.Keywords {
+			if k.Arg != nil && k.Arg.Name() == m.keyword {
+				pos = k.Pos()
+			}
+		}
+		return errorAt(pos, KindCompile, "\"%s\" got an unexpected keyword argument '%s'", name, m.keyword)
+	}
+	pos := x.Pos()
+	if m.want < len(x.Args) {
+		pos = x.Args[m.want].Pos()
+	}
+	return errorAt(pos, KindCompile, "\"%s\" takes %d positional %s but %d were given", name, m.want, plural(m.want, "argument"), m.got)
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }

@@ -32,6 +32,14 @@ type Error struct {
 	Note string
 	// Detail is the message runtime.catch() returns, when it differs from Msg.
 	Detail string
+	// args describes an argument count or keyword mismatch, which the call
+	// site words with the callee's name and the argument's position.
+	args *argMismatch
+}
+
+type argMismatch struct {
+	want, got int
+	keyword   string
 }
 
 // Label is a secondary location of an error.

@@ -1,0 +1,19 @@
+// Package e2e holds the end-to-end suite: the quick-start story of
+// flux-kcl-controller on one machine, with every part real.
+//
+// TestMain starts, all on 127.0.0.1:
+//   - kube-apiserver and etcd (internal/harness/kube), plus the HelmRepository
+//     and HelmChart CRDs source-controller also watches;
+//   - a Git server over HTTP (github.com/fluxcd/pkg/gittestserver, driving git);
+//   - the real Flux source-controller v1.9.6 as a child process, built once by
+//     hack/e2e/build.sh;
+//   - the all-in-one controller (internal/allinone) in this process.
+//
+// Each story (one file each) pushes its own repository, creates a
+// GitRepository and a KCLRun in a fresh namespace, then commits with git and
+// asks source-controller to fetch at once, as `flux reconcile source git` does.
+// Logs of both controllers go to files in a temporary folder, kept and printed
+// when a test fails. The suite skips only when git is not installed.
+//
+//	go test -p 1 -v ./test/e2e/
+package e2e

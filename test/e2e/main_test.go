@@ -1,0 +1,155 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+)
+
+// suite is what TestMain started; the stories share it.
+var suite struct {
+	// skip is the reason every story skips; empty when the suite runs.
+	skip string
+	env  *kube.Env
+	git  *gitServer
+	// logDir holds the controllers' logs.
+	logDir string
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runSuite(m))
+}
+
+func runSuite(m *testing.M) int {
+	if _, err := exec.LookPath("git"); err != nil {
+		suite.skip = "git is not installed: the local Git server needs it"
+		return m.Run()
+	}
+	logDir, err := os.MkdirTemp("", "flux-kcl-e2e-logs-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	suite.logDir = logDir
+	code := 1
+	defer func() {
+		if code == 0 {
+			_ = os.RemoveAll(logDir)
+		} else {
+			fmt.Fprintf(os.Stderr, "e2e: controller logs kept in %s\n", logDir)
+		}
+	}()
+	stop, err := startSuite(logDir)
+	defer stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return code
+	}
+	code = m.Run()
+	return code
+}
+
+// startSuite starts every part; the returned stop tears down whatever started,
+// in reverse order, even after an error.
+func startSuite(logDir string) (stop func(), err error) {
+	var stops []func()
+	stop = func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
+		}
+	}
+	ctx := context.Background()
+
+	controllerLog, err := os.Create(filepath.Join(logDir, "flux-kcl-controller.log"))
+	if err != nil {
+		return stop, fmt.Errorf("creating the controller log: %w", err)
+	}
+	stops = append(stops, func() { _ = controllerLog.Close() })
+	log := zap.New(zap.WriteTo(controllerLog))
+	ctrl.SetLogger(log)
+
+	started := time.Now()
+	binary, err := buildSourceController(ctx)
+	if err != nil {
+		return stop, err
+	}
+	fmt.Fprintf(os.Stderr, "e2e: source-controller %s ready in %s\n", binary, time.Since(started).Round(time.Millisecond))
+
+	env, err := kube.Start(ctx)
+	if err != nil {
+		return stop, err
+	}
+	stops = append(stops, func() { _ = env.Stop() })
+	suite.env = env
+	if err := installSourceControllerCRDs(ctx, env); err != nil {
+		return stop, err
+	}
+
+	git, err := startGitServer()
+	if err != nil {
+		return stop, err
+	}
+	stops = append(stops, git.stop)
+	suite.git = git
+
+	sc, err := startSourceController(binary, env.Kubeconfig(), logDir)
+	if err != nil {
+		return stop, err
+	}
+	stops = append(stops, sc.stop)
+
+	stopController, err := startController(env, log)
+	if err != nil {
+		return stop, err
+	}
+	stops = append(stops, stopController)
+	return stop, nil
+}
+
+// startController runs the all-in-one process in this process; the returned
+// func stops it and waits.
+func startController(env *kube.Env, log logr.Logger) (func(), error) {
+	cfg := allinone.DefaultConfig()
+	cfg.NATSAddr = "" // in-process connections only
+	cfg.MetricsAddr, cfg.HealthAddr = "", ""
+	proc, err := allinone.New(cfg, allinone.Deps{RestConfig: env.Config, Logger: log})
+	if err != nil {
+		return func() {}, fmt.Errorf("all-in-one controller: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- proc.Run(ctx) }()
+	stop := func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "e2e: all-in-one controller:", err)
+		}
+	}
+	select {
+	case <-proc.Started():
+		return stop, nil
+	case err := <-done:
+		cancel()
+		return func() {}, fmt.Errorf("all-in-one controller stopped before starting: %w", err)
+	}
+}
+
+// requireSuite skips t when the suite cannot run here.
+func requireSuite(t *testing.T) {
+	t.Helper()
+	if suite.skip != "" {
+		t.Skip(suite.skip)
+	}
+}

@@ -1,0 +1,38 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/gomega"
+	appsv1 "k8s.io/api/apps/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestQuickStart is the original project's quick start: a GitRepository and a
+// KCLRun deploy nginx; a commit changing the image and the Deployment's name
+// is followed, and the old Deployment is pruned.
+func TestQuickStart(t *testing.T) {
+	s := newStory(t, "quickstart")
+	program := readProgram(t, "kcl-deployment")
+	first := s.repo.commit("nginx 1.7.7", program)
+	s.deliver()
+
+	s.waitApplied(first)
+	s.Eventually(func(g Gomega) {
+		g.Expect(containerImages(s.deployment(g, "nginx-deployment"))).To(Equal([]string{"nginx:1.7.7"}))
+	})
+
+	updated := strings.NewReplacer(`"nginx:1.7.7"`, `"nginx:1.7.8"`, `"nginx-deployment"`, `"nginx-deployment-1"`).
+		Replace(program["main.k"])
+	second, committed := s.commitAndReconcile("nginx 1.7.8", map[string]string{"main.k": updated})
+	fetched, applied := s.waitApplied(second)
+	s.Eventually(func(g Gomega) {
+		g.Expect(containerImages(s.deployment(g, "nginx-deployment-1"))).To(Equal([]string{"nginx:1.7.8"}))
+		s.expectGone(g, &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: s.namespace, Name: "nginx-deployment"}})
+	})
+	t.Logf("commit→applied latency: %s (commit+push→artifact %s, artifact→applied %s; poll resolution %s)",
+		applied.Sub(committed).Round(time.Millisecond), fetched.Sub(committed).Round(time.Millisecond),
+		applied.Sub(fetched).Round(time.Millisecond), pollInterval)
+}

@@ -55,6 +55,9 @@ type Interp struct {
 	checkPos syntax.Position
 	// currentPkg is the package whose statement runs now.
 	currentPkg string
+	// dictConversions counts plain dicts being turned into schema instances
+	// (their values' schema types are checked leniently, see convertNamed).
+	dictConversions int
 	// exprResults are the values of top-level expression statements.
 	exprResults []exprResult
 }
@@ -361,6 +364,8 @@ type lazyScope struct {
 type declaredType struct {
 	ty  syntax.Type
 	env *env
+	// inferred types come from a first value, not an annotation.
+	inferred bool
 }
 
 type exprResult struct {

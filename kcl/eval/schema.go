@@ -405,6 +405,22 @@ func (in *Interp) runFrameStmt(f *schemaFrame, i int) error {
 		return nil
 	}
 	f.ls.done[i] = true
+	// Inside a statement that assigns an attribute, reading that attribute
+	// gives its value so far without running its later setters (the
+	// runtime's in-place rule): a mixin reading `kubernetes` while adding to
+	// it must not pull in the mixins after it.
+	var marked []string
+	for _, n := range stmtTargets(f.ls.stmts[i].stmt, nil) {
+		if !f.ls.running[n] {
+			f.ls.running[n] = true
+			marked = append(marked, n)
+		}
+	}
+	defer func() {
+		for _, n := range marked {
+			delete(f.ls.running, n)
+		}
+	}()
 	return in.execStmt(f.stmtEnv[i], f.ls.stmts[i].stmt)
 }
 

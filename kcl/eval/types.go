@@ -254,6 +254,14 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 		if sd, ok := x.Def.(*schemaDef); ok && (sd.isSubOf(def) || implementsProtocol(sd, def) || sameDefinition(sd, def)) {
 			return v, true, nil
 		}
+		// While a plain dict becomes a schema, its values have no static
+		// type: the official runtime accepts any schema instance for a schema
+		// type there (its static checker cannot see them), the way konfig
+		// hands its own DeploymentStrategy or Affinity to the k8s module's
+		// attributes of those names through a {str:} config.
+		if _, isDef := x.Def.(*schemaDef); isDef && in.dictConversions > 0 {
+			return v, true, nil
+		}
 		return v, false, nil
 	case *value.Dict:
 		if !convert {
@@ -262,7 +270,9 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 		if def.isProtocol() {
 			return v, true, nil
 		}
+		in.dictConversions++
 		r, err := in.instantiate(def, x, nil, nil, t.Pos(), in.currentPkg)
+		in.dictConversions--
 		if err != nil {
 			return nil, false, err
 		}

@@ -1,23 +1,12 @@
 package modules
 
 import (
-	"crypto/rand"
-	"errors"
-	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
-
-func uuidV4() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
 
 // kclPattern is a compiled pattern: Go's RE2 engine when it accepts the
 // pattern, else the backtracking engine (look-around, back-references).
@@ -218,52 +207,5 @@ func init() {
 			pos = next
 		}
 		return value.NewList(fields), nil
-	})
-
-	c := newModule("collection")
-	def(c, "union_all", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		if len(args) == 0 {
-			return nil, evalErr("union_all() takes at least 1 argument (0 given)")
-		}
-		l, ok := args[0].(*value.List)
-		if !ok || len(l.Elems) == 0 {
-			return value.NewDict(0), nil
-		}
-		result := value.DeepCopy(l.Elems[0])
-		for _, v := range l.Elems[1:] {
-			r, err := value.Union(t, result, v, value.UnionOptions{})
-			if err != nil {
-				return nil, err
-			}
-			result = r
-		}
-		return result, nil
-	})
-
-	rt := newModule("runtime")
-	def(rt, "catch", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		fv, ok := arg(args, kwargs, 0, "func")
-		if !ok {
-			return nil, evalErr("catch() takes exactly one argument (0 given)")
-		}
-		f, ok := fv.(value.Callable)
-		if !ok {
-			return nil, value.Errorf(value.KindEvaluation, "'%s' object is not callable", fv.Type())
-		}
-		_, err := f.Call(t, nil, nil)
-		if err == nil {
-			return value.Undefined, nil
-		}
-		// deadlines and resource limits are not program errors: never swallow them
-		var ve *value.Error
-		if errors.As(err, &ve) && (ve.Kind == value.KindLimit || ve.Kind == value.KindRecursion) {
-			return nil, err
-		}
-		if t != nil {
-			if cerr := t.Check(); cerr != nil {
-				return nil, cerr
-			}
-		}
-		return value.Str(value.ErrorMessage(err)), nil
 	})
 }

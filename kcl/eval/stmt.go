@@ -156,10 +156,20 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 			}
 			ls.types[name] = declaredType{ty: ty, env: &env{file: e.file, pkg: e.pkg}}
 		} else if old, ok := ls.types[name]; ok {
-			var err error
-			if v, err = in.convertType(old.env, v, old.ty, lineOnly(t.Pos())); err != nil {
-				return err
+			if old.inferred {
+				if _, fits, _ := in.tryConvert(old.env, v, old.ty, false); !fits {
+					return errorAt(t.Pos(), value.KindType, "expected %s, got %s", syntax.TypeString(old.ty), literalTypeString(v))
+				}
+			} else {
+				var err error
+				if v, err = in.convertType(old.env, v, old.ty, lineOnly(t.Pos())); err != nil {
+					return err
+				}
 			}
+		} else if inferred := inferType(v); inferred != nil && plain {
+			// As the official checker, a variable without annotation takes the
+			// type of its first value; later values must fit it.
+			ls.types[name] = declaredType{ty: inferred, env: &env{file: e.file, pkg: e.pkg}, inferred: true}
 		}
 	}
 	if len(t.Paths) == 0 {
@@ -448,4 +458,40 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// inferType is the type the official checker infers for a first value: basic
+// types and lists of them; nil when it would be any.
+func inferType(v value.Value) syntax.Type {
+	switch x := v.(type) {
+	case value.Int:
+		return &syntax.BasicType{Kind: syntax.TypeInt}
+	case value.Float:
+		return &syntax.BasicType{Kind: syntax.TypeFloat}
+	case value.Str:
+		return &syntax.BasicType{Kind: syntax.TypeStr}
+	case value.Bool:
+		return &syntax.BasicType{Kind: syntax.TypeBool}
+	case *value.List:
+		if len(x.Elems) == 0 {
+			return nil
+		}
+		var elems []syntax.Type
+		seen := map[string]bool{}
+		for _, el := range x.Elems {
+			t := inferType(el)
+			if _, scalar := t.(*syntax.BasicType); !scalar {
+				return nil
+			}
+			if k := syntax.TypeString(t); !seen[k] {
+				seen[k] = true
+				elems = append(elems, t)
+			}
+		}
+		if len(elems) == 1 {
+			return &syntax.ListType{InnerType: elems[0]}
+		}
+		return &syntax.ListType{InnerType: &syntax.UnionType{TypeElements: elems}}
+	}
+	return nil
 }

@@ -149,9 +149,14 @@ func (in *Interp) mergeExprResults(globals *value.Dict) (value.Value, error) {
 			continue
 		}
 		if isContainerValue(acc) && isContainerValue(r.v) {
-			u, err := in.union(acc, r.v, r.pos)
+			// The official planner merges output values without re-running
+			// schemas: a top-level instance next to other globals prints
+			// them side by side (konfig's rbac example).
+			opts := in.unionOptions()
+			opts.Resolve = nil
+			u, err := value.Union(in.thread, value.DeepCopy(acc), r.v, opts)
 			if err != nil {
-				return nil, err
+				return nil, locate(err, lineOnly(r.pos))
 			}
 			acc = u
 			continue

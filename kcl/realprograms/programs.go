@@ -95,7 +95,8 @@ func RealLike(dir string) ([]Program, error) {
 //
 //	root/kcl-deployment        awesome-kusion/kcl-deployment
 //	root/modules/k8s/1.29 ...  kcl-lang/modules (k8s, podinfo, ingress-nginx)
-//	root/konfig                kcl-lang/konfig
+//	root/konfig                kcl-lang/konfig (examples/server/app_service/prod
+//	                           and every other example with [profile] entries)
 //
 // Programs whose directory is missing are left out.
 func Public(root string) []Program {
@@ -121,7 +122,56 @@ func Public(root string) []Program {
 			out = append(out, p)
 		}
 	}
+	return append(out, konfigExamples(filepath.Join(root, "konfig"), konfigExt)...)
+}
+
+// konfigExamples lists konfig's other examples: every kcl.mod below
+// examples/ whose [profile] names entries (app_service/prod is in Public).
+func konfigExamples(konfig string, ext map[string]string) []Program {
+	var out []Program
+	examples := filepath.Join(konfig, "examples")
+	_ = filepath.WalkDir(examples, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "kcl.mod" {
+			return nil
+		}
+		dir := filepath.Dir(path)
+		rel, _ := filepath.Rel(examples, dir)
+		if rel == filepath.Join("server", "app_service", "prod") {
+			return nil
+		}
+		if entries := profileEntries(path); len(entries) > 0 {
+			out = append(out, Program{Name: "konfig/" + filepath.ToSlash(rel), Dir: dir, Files: entries, External: ext})
+		}
+		return nil
+	})
 	return out
+}
+
+// profileEntries reads `entries = ["a.k", ...]` of a kcl.mod's [profile].
+func profileEntries(kclMod string) []string {
+	lines, err := readLines(kclMod)
+	if err != nil {
+		return nil
+	}
+	inProfile := false
+	for _, l := range lines {
+		if strings.HasPrefix(l, "[") {
+			inProfile = l == "[profile]"
+			continue
+		}
+		name, list, ok := strings.Cut(l, "=")
+		if !inProfile || !ok || strings.TrimSpace(name) != "entries" {
+			continue
+		}
+		var out []string
+		for _, e := range strings.Split(strings.Trim(strings.TrimSpace(list), "[]"), ",") {
+			if e = strings.Trim(strings.TrimSpace(e), `"`); e != "" {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 func readLines(path string) ([]string, error) {

@@ -21,7 +21,7 @@ func TestTwoAppliersNeverOverlap(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	for _, name := range []string{"applier-a", "applier-b"} {
-		stop, err := startApplier(ctx, name, "")
+		stop, err := startApplier(ctx, name, "", nil)
 		g.Expect(err).NotTo(HaveOccurred())
 		t.Cleanup(stop)
 	}

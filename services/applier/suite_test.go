@@ -19,6 +19,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -48,6 +49,8 @@ var (
 	workers   *workerclient.Client
 	tracker   = newTracker()
 	writes    = &writeCounter{}
+	// metrics is the registry of the package's applier.
+	metrics = prometheus.NewRegistry()
 	events    = newEventSink()
 )
 
@@ -102,7 +105,7 @@ func run(m *testing.M) int {
 	}
 	defer workers.Close()
 
-	stop, err := startApplier(ctx, "applier-0", receiver.URL)
+	stop, err := startApplier(ctx, "applier-0", receiver.URL, metrics)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -112,7 +115,7 @@ func run(m *testing.M) int {
 }
 
 // startApplier runs one more applier replica until stop is called.
-func startApplier(ctx context.Context, name, eventsAddr string) (stop func(), err error) {
+func startApplier(ctx context.Context, name, eventsAddr string, reg prometheus.Registerer) (stop func(), err error) {
 	nc, err := nats.Connect()
 	if err != nil {
 		return nil, err
@@ -133,6 +136,7 @@ func startApplier(ctx context.Context, name, eventsAddr string) (stop func(), er
 		Compiler:   workers,
 		Resolver:   workers,
 		Logger:     logr.Discard(),
+		Registerer: reg,
 		Hooks:      applier.Hooks{Enter: tracker.enter, Exit: tracker.exit},
 	})
 	if err != nil {

@@ -19,8 +19,8 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/prometheus/client_golang/prometheus"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -51,7 +51,7 @@ var (
 	writes    = &writeCounter{}
 	// metrics is the registry of the package's applier.
 	metrics = prometheus.NewRegistry()
-	events    = newEventSink()
+	events  = newEventSink()
 )
 
 // maxArtifactBytes is the compiler's artifact size limit in these tests.

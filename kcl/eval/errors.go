@@ -17,6 +17,7 @@ const (
 	KindIllegalAttribute = "IllegalAttributeError"
 	KindIllegalParameter = "IllegalParameterError"
 	KindRecursiveLoad    = "RecursiveLoad"
+	KindIndexSignature   = "IndexSignatureError"
 )
 
 // Error is a program error with the position the official engine reports.

@@ -291,6 +291,14 @@ func (in *Interp) evalCompare(e *env, x *syntax.Compare) (value.Value, error) {
 		if !ok {
 			return nil, errorAt(x.Pos(), KindCompile, "unsupported comparison %s", op)
 		}
+		// The official checker rejects ordering lists.
+		if vop == value.Lt || vop == value.LtE || vop == value.Gt || vop == value.GtE {
+			_, ll := l.(*value.List)
+			_, rl := r.(*value.List)
+			if ll && rl {
+				return nil, errorAt(x.Pos(), value.KindType, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), literalTypeString(l), literalTypeString(r))
+			}
+		}
 		res, err := value.Compare(vop, l, r)
 		if err != nil {
 			return nil, locate(err, lineOnly(x.Pos()))

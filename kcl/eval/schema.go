@@ -129,6 +129,9 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 	}
 	if s.IndexSignature != nil {
 		def.indexSig, def.indexEnv = s.IndexSignature, def.env
+		if err := checkIndexSignature(s); err != nil {
+			return nil, err
+		}
 	}
 	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
 	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
@@ -901,4 +904,48 @@ func unionOfTypes(vs []value.Value) string {
 type instanceMeta struct {
 	config *value.Dict
 	pos    syntax.Position
+}
+
+// checkIndexSignature applies the official checker's rules to a schema's own
+// attributes: each type must meet the index signature's value type, and the
+// signature's key name must not be an attribute.
+func checkIndexSignature(s *syntax.SchemaStmt) error {
+	sig := s.IndexSignature
+	valueTy := syntax.TypeString(sig.ValueTy)
+	for _, st := range s.Body {
+		a, ok := st.(*syntax.SchemaAttr)
+		if !ok {
+			continue
+		}
+		if sig.KeyName != nil && sig.KeyName.Value == a.Name.Value {
+			return errorAt(sig.Pos(), KindIndexSignature, "index signature attribute name '%s' cannot have the same name as schema attributes", a.Name.Value)
+		}
+		if sig.AnyOther || a.Ty == nil || sig.ValueTy == nil || valueTy == "any" {
+			continue
+		}
+		attrTy := syntax.TypeString(a.Ty)
+		if attrTy == valueTy {
+			continue
+		}
+		if u, ok := sig.ValueTy.(*syntax.UnionType); ok {
+			fits := false
+			for _, el := range u.TypeElements {
+				if syntax.TypeString(el) == attrTy {
+					fits = true
+				}
+			}
+			if fits {
+				continue
+			}
+		}
+		if _, basic := a.Ty.(*syntax.BasicType); !basic {
+			continue // only clear mismatches of basic types are rejected here
+		}
+		if _, basic := sig.ValueTy.(*syntax.BasicType); !basic {
+			continue
+		}
+		keyTy := syntax.TypeString(sig.KeyTy)
+		return errorAt(a.Pos(), KindIndexSignature, "the type '%s' of schema attribute '%s' does not meet the index signature definition [%s]: %s", attrTy, a.Name.Value, keyTy, valueTy)
+	}
+	return nil
 }

@@ -17,6 +17,7 @@ var errorCodes = map[string]string{
 	"IndentationError":       "E1003",
 	"IllegalParameterError":  "E1001",
 	"ImmutableError":         "E1001",
+	"IndexSignatureError":    "E1001",
 	"CannotFindModule":       "E2F04",
 	"CompileError":           "E2L23",
 	"TypeError":              "E2G22",

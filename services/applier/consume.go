@@ -12,9 +12,14 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
 )
 
-// leaseBusyDelay is how long a request waits when another reconcile of the
-// same KCLRun is in flight; the newest request then replaces it on its subject.
-const leaseBusyDelay = time.Second
+// leaseBusyDelay is how long a request first waits when another reconcile of
+// the same KCLRun is in flight (the newest request replaces it on its
+// subject meanwhile); each further delivery waits one more, up to
+// leaseBusyMaxDelay, so a long health check is not polled every second.
+const (
+	leaseBusyDelay    = time.Second
+	leaseBusyMaxDelay = 10 * time.Second
+)
 
 // consume pulls requests and runs up to Concurrent of them at once. It binds
 // to the consumer again whenever the iterator stops (e.g. NATS restarted).
@@ -109,7 +114,7 @@ func (s *Service) handle(ctx context.Context, msg jetstream.Msg) {
 	switch {
 	case errors.Is(err, lease.ErrHeld):
 		log.V(1).Info("another reconcile of this KCLRun is running, requeued")
-		_ = msg.NakWithDelay(leaseBusyDelay)
+		_ = msg.NakWithDelay(min(leaseBusyDelay*time.Duration(delivered), leaseBusyMaxDelay))
 	case err != nil:
 		log.Error(err, "reconcile interrupted, requeued")
 		_ = msg.NakWithDelay(backoff(int(delivered), s.cfg.MaxBackoff))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdlog "log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -97,6 +98,13 @@ func startSuite(logDir string) (stop func(), err error) {
 		return stop, err
 	}
 
+	// The Git server logs every request through the standard logger.
+	gitLog, err := os.Create(filepath.Join(logDir, "git-server.log"))
+	if err != nil {
+		return stop, fmt.Errorf("creating the Git server log: %w", err)
+	}
+	stops = append(stops, func() { stdlog.SetOutput(os.Stderr); _ = gitLog.Close() })
+	stdlog.SetOutput(gitLog)
 	git, err := startGitServer()
 	if err != nil {
 		return stop, err

@@ -334,6 +334,27 @@ func init() {
 		if !ok {
 			return nil, evalErr("yaml_stream() expects a list of values, got %s", v.Type())
 		}
+		opts := output.Options{SortKeys: sortKeys, ShowHidden: !ignorePrivate, DisableNone: ignoreNone, Sep: sep}
+		if t != nil {
+			opts.MaxBytes = t.MaxOutputBytes
+		}
+		if plainConfigs(l.Elems) {
+			var planned value.Value = l.Elems[0]
+			if len(l.Elems) > 1 {
+				planned = value.NewList(l.Elems)
+			}
+			out, err := output.YAML(planned, opts)
+			if err != nil {
+				return nil, &value.Error{Kind: value.KindLimit, Msg: err.Error(), Err: err}
+			}
+			if t != nil {
+				t.Manifests = &value.ManifestsOutput{
+					YAML:     string(out),
+					SortKeys: sortKeys, ShowHidden: !ignorePrivate, DisableNone: ignoreNone, Sep: sep,
+				}
+			}
+			return value.Undefined, nil
+		}
 		parts := make([]string, len(l.Elems))
 		for i, e := range l.Elems {
 			parts[i] = strings.TrimSuffix(string(output.EncodeYAML(e, sortKeys, ignorePrivate, ignoreNone)), "\n")
@@ -341,10 +362,6 @@ func init() {
 		text := strings.Join(parts, "\n"+sep+"\n")
 		// kcl run reads the stream back and plans it like any result: nested
 		// lists stream their elements, a lone scalar ends with an empty line
-		opts := output.Options{SortKeys: sortKeys, ShowHidden: !ignorePrivate, DisableNone: ignoreNone, Sep: sep}
-		if t != nil {
-			opts.MaxBytes = t.MaxOutputBytes
-		}
 		if docs, err := DecodeYAMLStream([]byte(text)); err == nil {
 			var planned value.Value
 			switch len(docs) {

@@ -92,14 +92,21 @@ func (s *story) requestSourceReconcile() {
 	g.Expect(s.c.Patch(s.ctx, s.source, patch)).To(Succeed())
 }
 
-// commitAndReconcile commits, pushes and requests a fetch; it returns the
-// commit hash and when the commit started.
-func (s *story) commitAndReconcile(message string, files map[string]string, removed ...string) (string, time.Time) {
+// change is a pushed commit whose fetch was requested.
+type change struct {
+	commit string
+	// started is when git commit started, requested when the fetch was asked for.
+	started, requested time.Time
+}
+
+// commitAndReconcile commits, pushes and requests a fetch.
+func (s *story) commitAndReconcile(message string, files map[string]string, removed ...string) change {
 	s.t.Helper()
 	started := time.Now()
 	hash := s.repo.commit(message, files, removed...)
+	requested := time.Now()
 	s.requestSourceReconcile()
-	return hash, started
+	return change{commit: hash, started: started, requested: requested}
 }
 
 // waitApplied waits until the KCLRun is Ready with commit applied, and returns

@@ -51,8 +51,8 @@ func TestCommitRemovingAnObjectPrunesIt(t *testing.T) {
 		g.Expect(s.c.Get(s.ctx, client.ObjectKey{Namespace: s.namespace, Name: "web"}, &svc)).To(Succeed())
 	})
 
-	second, _ := s.commitAndReconcile("drop the service", map[string]string{"main.k": webProgram(false)})
-	s.waitApplied(second)
+	second := s.commitAndReconcile("drop the service", map[string]string{"main.k": webProgram(false)})
+	s.waitApplied(second.commit)
 	s.Eventually(func(g Gomega) {
 		s.expectGone(g, &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: s.namespace, Name: "web"}})
 		s.deployment(g, "web")

@@ -30,10 +30,10 @@ func TestSyntaxErrorKeepsObjectsUntilFixed(t *testing.T) {
 	if broken == program["main.k"] {
 		t.Fatal("the program no longer has the line this test breaks")
 	}
-	bad, _ := s.commitAndReconcile("break the program", map[string]string{"main.k": broken})
+	bad := s.commitAndReconcile("break the program", map[string]string{"main.k": broken})
 	s.Eventually(func(g Gomega) {
 		run := s.getRun(g)
-		g.Expect(run.Status.LastAttemptedRevision).To(HaveSuffix(bad))
+		g.Expect(run.Status.LastAttemptedRevision).To(HaveSuffix(bad.commit))
 		ready := readyCondition(run)
 		g.Expect(ready).NotTo(BeNil())
 		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
@@ -45,8 +45,8 @@ func TestSyntaxErrorKeepsObjectsUntilFixed(t *testing.T) {
 	t.Logf("Ready=False message: %s", readyCondition(s.getRun(NewWithT(t))).Message)
 
 	fixed := strings.Replace(program["main.k"], `"nginx:1.7.7"`, `"nginx:1.7.8"`, 1)
-	good, _ := s.commitAndReconcile("fix the program", map[string]string{"main.k": fixed})
-	s.waitApplied(good)
+	good := s.commitAndReconcile("fix the program", map[string]string{"main.k": fixed})
+	s.waitApplied(good.commit)
 	s.Eventually(func(g Gomega) {
 		g.Expect(containerImages(s.deployment(g, "nginx-deployment"))).To(Equal([]string{"nginx:1.7.8"}))
 		g.Expect(readyCondition(s.getRun(g)).Reason).To(Equal(meta.ReconciliationSucceededReason))

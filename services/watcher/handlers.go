@@ -56,17 +56,20 @@ func (s *Service) watch(ctx context.Context) ([]registration, error) {
 		regs = append(regs, registration{informer: inf, handle: handle})
 		return nil
 	}
+	// The set of watched source kinds is fixed before any handler runs: the
+	// handlers read it without a lock.
+	for kind := range sourceKinds {
+		if s.kindServed(sourcev1.GroupVersion.WithKind(kind)) {
+			s.sourceKinds[kind] = true
+		}
+	}
 	if err := add(&kclv1.KCLRun{}, s.kclRunHandler(ctx)); err != nil {
 		return nil, err
 	}
-	for kind, newObj := range sourceKinds {
-		if !s.kindServed(sourcev1.GroupVersion.WithKind(kind)) {
-			continue
-		}
-		if err := add(newObj(), s.sourceHandler(ctx, kind)); err != nil {
+	for kind := range s.sourceKinds {
+		if err := add(sourceKinds[kind](), s.sourceHandler(ctx, kind)); err != nil {
 			return nil, err
 		}
-		s.sourceKinds[kind] = true
 	}
 	if s.kindServed(imagev1.GroupVersion.WithKind(imagev1.ImagePolicyKind)) {
 		if err := add(&imagev1.ImagePolicy{}, s.imagePolicyHandler(ctx)); err != nil {

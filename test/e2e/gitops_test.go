@@ -132,6 +132,17 @@ func (s *story) waitApplied(commit string) (fetched, applied time.Time) {
 	return fetched, applied
 }
 
+// waitAppliedRevision waits until the KCLRun is Ready with a revision ending
+// in suffix applied, whatever its source's kind.
+func (s *story) waitAppliedRevision(suffix string) {
+	s.t.Helper()
+	s.Eventually(func(g Gomega) {
+		run := s.getRun(g)
+		g.Expect(run.Status.LastAppliedRevision).To(HaveSuffix(suffix), "Ready: %v", readyCondition(run))
+		g.Expect(apimeta.IsStatusConditionTrue(run.Status.Conditions, meta.ReadyCondition)).To(BeTrue(), "Ready: %v", readyCondition(run))
+	})
+}
+
 // Eventually polls f at the suite's interval until it passes.
 func (s *story) Eventually(f func(g Gomega)) {
 	s.t.Helper()

@@ -12,8 +12,10 @@
 // Each story (one file each) pushes its own repository, creates a
 // GitRepository and a KCLRun in a fresh namespace, then commits with git and
 // asks source-controller to fetch at once, as `flux reconcile source git` does.
-// Logs of both controllers go to files in a temporary folder, kept and printed
-// when a test fails. The suite skips only when git is not installed.
+// The OCIRepository story pushes to an in-process registry
+// (go-containerregistry pkg/registry) instead. Logs of both controllers and of
+// the Git server go to files in a temporary folder, kept and printed when a
+// test fails. The suite skips only when git is not installed.
 //
 //	go test -p 1 -v ./test/e2e/
 package e2e

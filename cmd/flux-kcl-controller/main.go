@@ -1,6 +1,7 @@
 // Command flux-kcl-controller runs flux-kcl-controller as one process.
 //
 //	flux-kcl-controller all-in-one [flags]   all four services with an embedded NATS server
+//	flux-kcl-controller build DIR [flags]     render a program as a KCLRun would
 package main
 
 import (
@@ -21,6 +22,9 @@ commands:
   all-in-one   run the watcher, applier, compiler and resolver in this process,
                with an embedded NATS server (JetStream) and in-process gRPC
 
+  build DIR    render the KCL program in DIR as a KCLRun would, $imagepolicy markers
+               resolved from --image-policy files (or the cluster with --kubeconfig)
+
 Run 'flux-kcl-controller <command> --help' for the flags of a command.
 `
 
@@ -33,6 +37,11 @@ func main() {
 	case "all-in-one":
 		if err := runAllInOne(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "flux-kcl-controller all-in-one:", err)
+			os.Exit(1)
+		}
+	case "build":
+		if err := runBuild(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "flux-kcl-controller build:", err)
 			os.Exit(1)
 		}
 	case "-h", "--help", "help":

@@ -15,7 +15,8 @@
 // The OCIRepository story pushes to an in-process registry
 // (go-containerregistry pkg/registry) instead. Logs of both controllers and of
 // the Git server go to files in a temporary folder, kept and printed when a
-// test fails. The suite skips only when git is not installed.
+// test fails. The suite skips when git is not installed, and under -short
+// (make test-unit).
 //
 //	go test -p 1 -v ./test/e2e/
 package e2e

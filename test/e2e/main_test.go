@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	stdlog "log"
 	"os"
@@ -34,6 +35,11 @@ func TestMain(m *testing.M) {
 }
 
 func runSuite(m *testing.M) int {
+	flag.Parse()
+	if testing.Short() { // make test-unit: pure logic only
+		suite.skip = "-short: the suite starts an apiserver, source-controller and a Git server"
+		return m.Run()
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		suite.skip = "git is not installed: the local Git server needs it"
 		return m.Run()

@@ -3,6 +3,7 @@ package workerclient_test
 import (
 	"context"
 	"net"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -24,6 +25,9 @@ type replica struct {
 	calls  atomic.Int64
 	// hold, when set, runs inside each call before the compiler does.
 	hold atomic.Pointer[func(ctx context.Context)]
+	// inflight lets the cleanup wait for held calls, so none writes into the cache
+	// folder while the test removes it.
+	inflight sync.WaitGroup
 }
 
 func startReplica(tb testing.TB) *replica {
@@ -40,8 +44,13 @@ func startReplica(tb testing.TB) *replica {
 		func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 			if info.FullMethod == "/fluxkcl.compiler.v1.Compiler/Compile" {
 				r.calls.Add(1)
+				r.inflight.Add(1)
+				defer r.inflight.Done()
 				if hold := r.hold.Load(); hold != nil {
 					(*hold)(ctx)
+					if err := ctx.Err(); err != nil {
+						return nil, err // the caller is gone: nothing to compile for
+					}
 				}
 			}
 			return handler(ctx, req)
@@ -55,7 +64,10 @@ func startReplica(tb testing.TB) *replica {
 	}
 	r.addr = lis.Addr().String()
 	go func() { _ = r.server.Serve(lis) }()
-	tb.Cleanup(r.server.Stop)
+	tb.Cleanup(func() {
+		r.server.Stop()
+		r.inflight.Wait()
+	})
 	return r
 }
 

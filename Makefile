@@ -11,7 +11,7 @@ TOOLS := $(CACHE)/tools/bin
 GO_PACKAGES := ./... ./api/... ./kcl/...
 SERVICES := watcher resolver compiler applier
 
-.PHONY: all setup build kcl test test-unit demo proto generate lint vet fmt loadtest clean
+.PHONY: all setup build kcl test test-unit e2e demo proto generate lint vet fmt loadtest clean
 
 all: build kcl
 
@@ -32,6 +32,11 @@ test: setup
 	KUBEBUILDER_ASSETS="$$(hack/envtest/build.sh)" KCL_DIFFTEST=required \
 	  go test -p 2 -timeout 30m -count=1 $(GO_PACKAGES)
 	@$(MAKE) --no-print-directory lint
+
+# The end-to-end quick start alone: real source-controller (built once), local Git server,
+# all-in-one controller. `make test` runs it too.
+e2e: setup
+	KUBEBUILDER_ASSETS="$$(hack/envtest/build.sh)" go test -p 1 -timeout 30m -count=1 -v ./test/e2e/
 
 # Pure-logic tests only: no apiserver.
 test-unit:

@@ -18,5 +18,6 @@ fi
 
 "$here/tools.sh" >/dev/null
 "$here/envtest/build.sh" >/dev/null
+"$here/e2e/build.sh" >/dev/null
 if [ -x "$here/envtest/crds.sh" ]; then "$here/envtest/crds.sh" >/dev/null; fi
 if [ -x "$here/../kcl/hack/oracle.sh" ]; then "$here/../kcl/hack/oracle.sh" >/dev/null; fi

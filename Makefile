@@ -64,7 +64,8 @@ lint: vet
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
 loadtest: setup build
-	go run ./loadtest $(LOADTEST_ARGS)
+	@if [ -f loadtest/main.go ]; then go run ./loadtest $(LOADTEST_ARGS); \
+	  else echo "the load and fault driver (loadtest/) is not written yet"; exit 1; fi
 
 clean:
 	rm -rf bin

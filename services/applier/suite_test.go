@@ -116,6 +116,11 @@ func run(m *testing.M) int {
 
 // startApplier runs one more applier replica until stop is called.
 func startApplier(ctx context.Context, name, eventsAddr string, reg prometheus.Registerer) (stop func(), err error) {
+	return startApplierWith(ctx, name, eventsAddr, reg, workers)
+}
+
+// startApplierWith starts an applier that calls the given workers.
+func startApplierWith(ctx context.Context, name, eventsAddr string, reg prometheus.Registerer, workers *workerclient.Client) (stop func(), err error) {
 	nc, err := nats.Connect()
 	if err != nil {
 		return nil, err

@@ -2,22 +2,19 @@ package compiler
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/keepalive"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
 	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
 	programv1 "github.com/kcl-lang/flux-kcl-controller/proto/program/v1"
 )
@@ -148,61 +145,12 @@ func (s *Service) Run(ctx context.Context) error {
 
 // Serve is Run on a listener the caller opened (nil serves no gRPC).
 func (s *Service) Serve(ctx context.Context, lis net.Listener) error {
-	g, ctx := errgroup.WithContext(ctx)
-	if lis != nil {
-		srv := grpc.NewServer(s.ServerOptions()...)
-		s.Register(srv)
-		healthpb.RegisterHealthServer(srv, s.health)
-		g.Go(func() error {
-			if err := srv.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
-				return fmt.Errorf("serving gRPC: %w", err)
-			}
-			return nil
-		})
-		g.Go(func() error {
-			<-ctx.Done()
-			s.health.Shutdown()
-			stopGracefully(srv, 10*time.Second)
-			return nil
-		})
-	}
-	if s.cfg.MetricsAddr != "" && s.gatherer != nil {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(s.gatherer, promhttp.HandlerOpts{}))
-		g.Go(func() error { return serveHTTP(ctx, s.cfg.MetricsAddr, mux) })
-	}
-	if s.cfg.HealthAddr != "" {
-		mux := http.NewServeMux()
-		ok := func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) }
-		mux.HandleFunc("/healthz", ok)
-		mux.HandleFunc("/readyz", ok)
-		g.Go(func() error { return serveHTTP(ctx, s.cfg.HealthAddr, mux) })
-	}
-	g.Go(func() error { <-ctx.Done(); return nil })
-	return g.Wait()
-}
-
-// stopGracefully lets in-flight compilations finish, within a bound.
-func stopGracefully(srv *grpc.Server, within time.Duration) {
-	done := make(chan struct{})
-	go func() { srv.GracefulStop(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(within):
-		srv.Stop()
-	}
-}
-
-func serveHTTP(ctx context.Context, addr string, handler http.Handler) error {
-	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-	}()
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serving %s: %w", addr, err)
-	}
-	return nil
+	return grpcworker.Serve(ctx, lis, grpcworker.Worker{
+		Register:      s.Register,
+		ServerOptions: s.ServerOptions(),
+		Health:        s.health,
+		Gatherer:      s.gatherer,
+		MetricsAddr:   s.cfg.MetricsAddr,
+		HealthAddr:    s.cfg.HealthAddr,
+	})
 }

@@ -1,0 +1,99 @@
+// Package grpcworker serves a stateless gRPC worker (the compiler or the resolver): gRPC with
+// the standard health service, Prometheus metrics and the HTTP health probes, until the
+// context ends, when in-flight calls get a bounded time to finish.
+package grpcworker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/sync/errgroup"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// Worker is what a worker service gives to be served.
+type Worker struct {
+	// Register adds the worker's gRPC services to a server.
+	Register func(grpc.ServiceRegistrar)
+	// ServerOptions configure the gRPC server.
+	ServerOptions []grpc.ServerOption
+	// Health is the worker's gRPC health server; it is shut down first on stop.
+	Health *health.Server
+	// Gatherer serves /metrics on MetricsAddr; nil serves none.
+	Gatherer    prometheus.Gatherer
+	MetricsAddr string
+	// HealthAddr serves /healthz and /readyz; empty serves none.
+	HealthAddr string
+}
+
+// gracePeriod bounds how long in-flight calls may finish after the context ends.
+const gracePeriod = 10 * time.Second
+
+// Serve serves w on lis (nil serves no gRPC) plus its HTTP endpoints, until ctx ends.
+func Serve(ctx context.Context, lis net.Listener, w Worker) error {
+	g, ctx := errgroup.WithContext(ctx)
+	if lis != nil {
+		srv := grpc.NewServer(w.ServerOptions...)
+		w.Register(srv)
+		healthpb.RegisterHealthServer(srv, w.Health)
+		g.Go(func() error {
+			if err := srv.Serve(lis); err != nil && !errors.Is(err, grpc.ErrServerStopped) {
+				return fmt.Errorf("serving gRPC: %w", err)
+			}
+			return nil
+		})
+		g.Go(func() error {
+			<-ctx.Done()
+			w.Health.Shutdown()
+			stopGracefully(srv, gracePeriod)
+			return nil
+		})
+	}
+	if w.MetricsAddr != "" && w.Gatherer != nil {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(w.Gatherer, promhttp.HandlerOpts{}))
+		g.Go(func() error { return serveHTTP(ctx, w.MetricsAddr, mux) })
+	}
+	if w.HealthAddr != "" {
+		mux := http.NewServeMux()
+		ok := func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write([]byte("ok")) }
+		mux.HandleFunc("/healthz", ok)
+		mux.HandleFunc("/readyz", ok)
+		g.Go(func() error { return serveHTTP(ctx, w.HealthAddr, mux) })
+	}
+	g.Go(func() error { <-ctx.Done(); return nil })
+	return g.Wait()
+}
+
+// stopGracefully lets in-flight calls finish, within a bound.
+func stopGracefully(srv *grpc.Server, within time.Duration) {
+	done := make(chan struct{})
+	go func() { srv.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(within):
+		srv.Stop()
+	}
+}
+
+func serveHTTP(ctx context.Context, addr string, handler http.Handler) error {
+	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdownCtx)
+	}()
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serving %s: %w", addr, err)
+	}
+	return nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -98,4 +99,17 @@ func TestPolicyChangeRollsOutWithoutANewRevision(t *testing.T) {
 	var cur kclv1.KCLRun
 	g.Expect(c.Get(ctx, client.ObjectKeyFromObject(run), &cur)).To(Succeed())
 	g.Expect(cur.Status.LastAppliedRevision).To(Equal(art.Revision), "the revision never changed")
+
+	// The audit trail without Git: an event per moved image.
+	g.Eventually(func(g Gomega) []string {
+		var evs corev1.EventList
+		g.Expect(c.List(ctx, &evs, client.InNamespace(ns))).To(Succeed())
+		var msgs []string
+		for _, e := range evs.Items {
+			if e.Reason == "ImageUpdated" {
+				msgs = append(msgs, e.Message)
+			}
+		}
+		return msgs
+	}, time.Minute, 100*time.Millisecond).Should(ContainElement(HavePrefix("nginx:1.7.8 → nginx:1.7.9 (policy " + ns + "/nginx, main.k:2)")))
 }

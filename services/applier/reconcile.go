@@ -220,6 +220,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	}
 
 	obj.Status.LastAppliedRevision = revision
+	for _, msg := range imageChanges(obj.Status.Images, resolved.images) {
+		s.events.record(obj, revision, true, reasonImageUpdated, msg)
+	}
 	obj.Status.Images = resolved.images
 	conditions.MarkTrue(obj, meta.ReadyCondition, meta.ReconciliationSucceededReason, "Applied revision: %s", revision)
 	conditions.Delete(obj, meta.ReconcilingCondition)

@@ -12,7 +12,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/keepalive"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
 	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
@@ -112,18 +111,9 @@ func (s *Service) Health() *health.Server { return s.health }
 // minutes so clients re-resolve the service name and find new replicas (the DNS
 // resolver does not poll); clients' keepalive pings are welcome.
 func (s *Service) ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{
-		grpc.MaxSendMsgSize(int(maxMessageBytes(s.cfg.MaxOutputBytes))),
-		grpc.KeepaliveParams(keepalive.ServerParameters{
-			MaxConnectionAge:      maxConnectionAge,
-			MaxConnectionAgeGrace: s.cfg.CompileTimeout + 10*time.Second,
-		}),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-	}
+	return append(grpcworker.ConnectionOptions(s.cfg.CompileTimeout+10*time.Second),
+		grpc.MaxSendMsgSize(int(maxMessageBytes(s.cfg.MaxOutputBytes))))
 }
-
-// maxConnectionAge bounds how long a client can miss a new replica.
-const maxConnectionAge = 2 * time.Minute
 
 // maxMessageBytes leaves room for JSON being a little bigger than YAML.
 func maxMessageBytes(maxOutput int64) int64 {
@@ -133,24 +123,21 @@ func maxMessageBytes(maxOutput int64) int64 {
 // Run serves gRPC on Config.GRPCAddr (if set) plus the metrics and health
 // endpoints, until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
-	var lis net.Listener
-	if s.cfg.GRPCAddr != "" {
-		var err error
-		if lis, err = net.Listen("tcp", s.cfg.GRPCAddr); err != nil {
-			return fmt.Errorf("listening on %s: %w", s.cfg.GRPCAddr, err)
-		}
-	}
-	return s.Serve(ctx, lis)
+	return grpcworker.Run(ctx, s.cfg.GRPCAddr, s.worker())
 }
 
 // Serve is Run on a listener the caller opened (nil serves no gRPC).
 func (s *Service) Serve(ctx context.Context, lis net.Listener) error {
-	return grpcworker.Serve(ctx, lis, grpcworker.Worker{
+	return grpcworker.Serve(ctx, lis, s.worker())
+}
+
+func (s *Service) worker() grpcworker.Worker {
+	return grpcworker.Worker{
 		Register:      s.Register,
 		ServerOptions: s.ServerOptions(),
 		Health:        s.health,
 		Gatherer:      s.gatherer,
 		MetricsAddr:   s.cfg.MetricsAddr,
 		HealthAddr:    s.cfg.HealthAddr,
-	})
+	}
 }

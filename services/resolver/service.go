@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/keepalive"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
 	resolverv1 "github.com/kcl-lang/flux-kcl-controller/proto/resolver/v1"
@@ -97,33 +96,27 @@ func (s *Service) Health() *health.Server { return s.health }
 // name and find new replicas (the DNS resolver does not poll); clients'
 // keepalive pings are welcome.
 func (s *Service) ServerOptions() []grpc.ServerOption {
-	return []grpc.ServerOption{
-		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionAge: 2 * time.Minute, MaxConnectionAgeGrace: time.Minute}),
-		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
-	}
+	return grpcworker.ConnectionOptions(time.Minute)
 }
 
 // Run serves gRPC on Config.GRPCAddr (if set) plus the metrics and health
 // endpoints, until ctx ends.
 func (s *Service) Run(ctx context.Context) error {
-	var lis net.Listener
-	if s.cfg.GRPCAddr != "" {
-		var err error
-		if lis, err = net.Listen("tcp", s.cfg.GRPCAddr); err != nil {
-			return fmt.Errorf("listening on %s: %w", s.cfg.GRPCAddr, err)
-		}
-	}
-	return s.Serve(ctx, lis)
+	return grpcworker.Run(ctx, s.cfg.GRPCAddr, s.worker())
 }
 
 // Serve is Run on a listener the caller opened (nil serves no gRPC).
 func (s *Service) Serve(ctx context.Context, lis net.Listener) error {
-	return grpcworker.Serve(ctx, lis, grpcworker.Worker{
+	return grpcworker.Serve(ctx, lis, s.worker())
+}
+
+func (s *Service) worker() grpcworker.Worker {
+	return grpcworker.Worker{
 		Register:      s.Register,
 		ServerOptions: s.ServerOptions(),
 		Health:        s.health,
 		Gatherer:      s.gatherer,
 		MetricsAddr:   s.cfg.MetricsAddr,
 		HealthAddr:    s.cfg.HealthAddr,
-	})
+	}
 }

@@ -12,6 +12,9 @@
 //	ns, err := env.CreateNamespace(ctx, "prefix")  // a fresh namespace per test
 //	cfg, err := env.AddUser("alice", "group")      // a non-admin rest.Config (RBAC applies)
 //	env := kube.StartT(t)         // in a single test: fails t, stops on cleanup
+//	err = env.StopAPIServer()     // an apiserver outage: etcd keeps running with its data
+//	err = env.StartAPIServer(ctx) // back on the same port with the same certificates
+//	err = env.RestartAPIServer(ctx)
 //
 // Binaries come from KUBEBUILDER_ASSETS; when it is unset the harness runs
 // hack/envtest/build.sh (cached, builds once) and uses the folder it prints. The extra CRDs
@@ -38,6 +41,8 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	kclv1alpha1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 )
 
 // startTimeout is generous: the machine running the tests may be busy.
@@ -53,8 +58,12 @@ type Env struct {
 	env        *envtest.Environment
 	kubeconfig string
 	removeBin  func()
-	stopOnce   sync.Once
-	stopErr    error
+	// certDir is the apiserver's certificate folder, owned by the harness so that
+	// a restarted apiserver keeps its serving certificate (and clients their CA).
+	certDir  string
+	apiMu    sync.Mutex
+	stopOnce sync.Once
+	stopErr  error
 }
 
 // Start runs etcd and kube-apiserver, installs the CRDs and returns once they are served.
@@ -93,13 +102,20 @@ func Start(ctx context.Context) (*Env, error) {
 		ControlPlaneStopTimeout:  time.Minute,
 	}
 	te.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/16")
+	certDir, err := os.MkdirTemp("", "kube-harness-certs-")
+	if err != nil {
+		removeBin()
+		return nil, fmt.Errorf("creating apiserver cert dir: %w", err)
+	}
+	te.ControlPlane.GetAPIServer().CertDir = certDir
 	if _, err := te.Start(); err != nil {
 		_ = te.Stop()
 		removeBin()
+		_ = os.RemoveAll(certDir)
 		return nil, fmt.Errorf("starting envtest with assets from %s: %w", assets, err)
 	}
 
-	e := &Env{env: te, Config: te.Config, removeBin: removeBin}
+	e := &Env{env: te, Config: te.Config, removeBin: removeBin, certDir: certDir}
 	if e.Client, err = client.New(te.Config, client.Options{Scheme: Scheme()}); err != nil {
 		_ = e.Stop()
 		return nil, fmt.Errorf("creating client: %w", err)
@@ -140,8 +156,55 @@ func (e *Env) Stop() error {
 			e.stopErr = fmt.Errorf("stopping envtest: %w", err)
 		}
 		e.removeBin()
+		_ = os.RemoveAll(e.certDir)
 	})
 	return e.stopErr
+}
+
+// StopAPIServer stops kube-apiserver (SIGTERM, as a rolling restart would) and leaves
+// etcd running with its data: clients see connection errors until StartAPIServer.
+func (e *Env) StopAPIServer() error {
+	e.apiMu.Lock()
+	defer e.apiMu.Unlock()
+	if err := e.env.ControlPlane.APIServer.Stop(); err != nil {
+		return fmt.Errorf("stopping kube-apiserver: %w", err)
+	}
+	return nil
+}
+
+// StartAPIServer starts a stopped kube-apiserver again on the same address with the same
+// certificates and etcd, and returns once it serves the KCLRun CRD again, so Config,
+// Client and Kubeconfig keep working. A running apiserver is left alone.
+func (e *Env) StartAPIServer(ctx context.Context) error {
+	e.apiMu.Lock()
+	defer e.apiMu.Unlock()
+	api := e.env.ControlPlane.APIServer
+	if err := api.Start(); err != nil {
+		return fmt.Errorf("starting kube-apiserver again: %w", err)
+	}
+	// /healthz answers before the CRD handlers are installed from etcd.
+	ctx, cancel := context.WithTimeout(ctx, startTimeout)
+	defer cancel()
+	for {
+		var runs kclv1alpha1.KCLRunList
+		err := e.Client.List(ctx, &runs, client.Limit(1))
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kube-apiserver restarted but does not serve KCLRuns: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// RestartAPIServer stops and starts kube-apiserver (see StopAPIServer, StartAPIServer).
+func (e *Env) RestartAPIServer(ctx context.Context) error {
+	if err := e.StopAPIServer(); err != nil {
+		return err
+	}
+	return e.StartAPIServer(ctx)
 }
 
 // AddUser provisions a user with the given groups and returns a rest.Config that

@@ -4,9 +4,9 @@
 // TestMain starts, all on 127.0.0.1:
 //   - kube-apiserver and etcd (internal/harness/kube), plus the HelmRepository
 //     and HelmChart CRDs source-controller also watches;
-//   - a Git server over HTTP (github.com/fluxcd/pkg/gittestserver, driving git);
+//   - a Git server over HTTP (internal/harness/gitserver);
 //   - the real Flux source-controller v1.9.6 as a child process, built once by
-//     hack/e2e/build.sh;
+//     hack/e2e/build.sh (internal/harness/sourcecontroller);
 //   - the all-in-one controller (internal/allinone) in this process.
 //
 // Each story (one file each) pushes its own repository, creates a

@@ -17,6 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/gitserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/sourcecontroller"
 )
 
 const (
@@ -33,7 +35,7 @@ type story struct {
 	ctx       context.Context
 	c         client.Client
 	namespace string
-	repo      *gitRepo
+	repo      *gitserver.Repository
 	source    *sourcev1.GitRepository
 	run       *kclv1.KCLRun
 }
@@ -47,7 +49,22 @@ func newStory(t *testing.T, prefix string) *story {
 	if err != nil {
 		t.Fatalf("creating namespace: %v", err)
 	}
-	return &story{t: t, ctx: ctx, c: suite.env.Client, namespace: ns, repo: suite.git.newGitRepo(t, ns)}
+	repo, err := suite.git.NewRepository(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &story{t: t, ctx: ctx, c: suite.env.Client, namespace: ns, repo: repo}
+}
+
+// commit commits files and deletes removed in the story's repository, pushes, and returns
+// the commit's hash.
+func (s *story) commit(message string, files map[string]string, removed ...string) string {
+	s.t.Helper()
+	hash, err := s.repo.Commit(message, files, removed...)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return hash
 }
 
 // deliver creates the GitRepository following the repository's main branch
@@ -81,15 +98,9 @@ func (s *story) deliver() {
 // source git` does, so source-controller fetches the new commit at once.
 func (s *story) requestSourceReconcile() {
 	s.t.Helper()
-	g := NewWithT(s.t)
-	patch := client.MergeFrom(s.source.DeepCopy())
-	annotations := s.source.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
+	if err := sourcecontroller.RequestReconcile(s.ctx, s.c, s.source); err != nil {
+		s.t.Fatal(err)
 	}
-	annotations[meta.ReconcileRequestAnnotation] = time.Now().Format(time.RFC3339Nano)
-	s.source.SetAnnotations(annotations)
-	g.Expect(s.c.Patch(s.ctx, s.source, patch)).To(Succeed())
 }
 
 // change is a pushed commit whose fetch was requested.
@@ -103,7 +114,7 @@ type change struct {
 func (s *story) commitAndReconcile(message string, files map[string]string, removed ...string) change {
 	s.t.Helper()
 	started := time.Now()
-	hash := s.repo.commit(message, files, removed...)
+	hash := s.commit(message, files, removed...)
 	requested := time.Now()
 	s.requestSourceReconcile()
 	return change{commit: hash, started: started, requested: requested}

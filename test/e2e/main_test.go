@@ -17,7 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/gitserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/sourcecontroller"
 )
 
 // suite is what TestMain started; the stories share it.
@@ -25,7 +27,7 @@ var suite struct {
 	// skip is the reason every story skips; empty when the suite runs.
 	skip string
 	env  *kube.Env
-	git  *gitServer
+	git  *gitserver.Server
 	// logDir holds the controllers' logs.
 	logDir string
 }
@@ -88,7 +90,7 @@ func startSuite(logDir string) (stop func(), err error) {
 	ctrl.SetLogger(log)
 
 	started := time.Now()
-	binary, err := buildSourceController(ctx)
+	binary, err := sourcecontroller.Build(ctx)
 	if err != nil {
 		return stop, err
 	}
@@ -100,9 +102,6 @@ func startSuite(logDir string) (stop func(), err error) {
 	}
 	stops = append(stops, func() { _ = env.Stop() })
 	suite.env = env
-	if err := installSourceControllerCRDs(ctx, env); err != nil {
-		return stop, err
-	}
 
 	// The Git server logs every request through the standard logger.
 	gitLog, err := os.Create(filepath.Join(logDir, "git-server.log"))
@@ -111,18 +110,27 @@ func startSuite(logDir string) (stop func(), err error) {
 	}
 	stops = append(stops, func() { stdlog.SetOutput(os.Stderr); _ = gitLog.Close() })
 	stdlog.SetOutput(gitLog)
-	git, err := startGitServer()
+	git, err := gitserver.Start()
 	if err != nil {
 		return stop, err
 	}
-	stops = append(stops, git.stop)
+	stops = append(stops, git.Stop)
 	suite.git = git
 
-	sc, err := startSourceController(binary, env.Kubeconfig(), logDir)
+	scLog, err := os.Create(filepath.Join(logDir, "source-controller.log"))
 	if err != nil {
-		return stop, err
+		return stop, fmt.Errorf("creating the source-controller log: %w", err)
 	}
-	stops = append(stops, sc.stop)
+	stops = append(stops, func() { _ = scLog.Close() })
+	sc, err := sourcecontroller.Start(ctx, env, sourcecontroller.Options{Binary: binary, Log: scLog})
+	if err != nil {
+		return stop, fmt.Errorf("%w (log: %s)", err, scLog.Name())
+	}
+	stops = append(stops, func() {
+		if err := sc.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e:", err)
+		}
+	})
 
 	stopController, err := startController(env, log)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
@@ -20,10 +19,10 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/types"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/sourcecontroller"
 )
 
 // Media types of a Flux OCI artifact, as `flux push artifact` writes them.
@@ -90,9 +89,7 @@ func TestOCIRepositoryQuickStart(t *testing.T) {
 	second := pushProgram(t, ref, map[string]string{
 		"main.k": strings.Replace(program["main.k"], `"nginx:1.7.7"`, `"nginx:1.7.8"`, 1),
 	})
-	patch := client.MergeFrom(source.DeepCopy())
-	source.SetAnnotations(map[string]string{meta.ReconcileRequestAnnotation: time.Now().Format(time.RFC3339Nano)})
-	g.Expect(s.c.Patch(s.ctx, source, patch)).To(Succeed())
+	g.Expect(sourcecontroller.RequestReconcile(s.ctx, s.c, source)).To(Succeed())
 	s.waitAppliedRevision(second)
 	s.Eventually(func(g Gomega) {
 		g.Expect(containerImages(s.deployment(g, "nginx-deployment"))).To(Equal([]string{"nginx:1.7.8"}))

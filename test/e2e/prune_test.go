@@ -42,7 +42,7 @@ _service = {
 // program deletes it from the cluster and keeps the Deployment.
 func TestCommitRemovingAnObjectPrunesIt(t *testing.T) {
 	s := newStory(t, "prune")
-	first := s.repo.commit("web with a service", map[string]string{"main.k": webProgram(true)})
+	first := s.commit("web with a service", map[string]string{"main.k": webProgram(true)})
 	s.deliver()
 	s.waitApplied(first)
 	s.Eventually(func(g Gomega) {

@@ -16,7 +16,7 @@ import (
 func TestQuickStart(t *testing.T) {
 	s := newStory(t, "quickstart")
 	program := readProgram(t, "kcl-deployment")
-	first := s.repo.commit("nginx 1.7.7", program)
+	first := s.commit("nginx 1.7.7", program)
 	s.deliver()
 
 	s.waitApplied(first)

@@ -15,7 +15,7 @@ import (
 func TestSyntaxErrorKeepsObjectsUntilFixed(t *testing.T) {
 	s := newStory(t, "syntax")
 	program := readProgram(t, "kcl-deployment")
-	first := s.repo.commit("nginx 1.7.7", program)
+	first := s.commit("nginx 1.7.7", program)
 	s.deliver()
 	s.waitApplied(first)
 	var before string

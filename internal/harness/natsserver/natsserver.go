@@ -11,6 +11,9 @@
 //	err = s.Restart()      // start again on the same port with the same store dir
 //	s.Stop()               // stop and remove the temp store dir (idempotent)
 //
+// Options.ConfigFile loads a nats-server configuration file (authorization with users and
+// permissions, tls) with the server's own parser, as a deployed server would.
+//
 // Clients that reconnect (nats.go does by default) survive Shutdown+Restart, and JetStream
 // streams and consumers persisted in the store come back with the server.
 package natsserver
@@ -42,6 +45,10 @@ type Options struct {
 	MaxStore  int64
 	// Log enables the server's own log on stderr, for debugging a test.
 	Log bool
+	// ConfigFile is a nats-server configuration (authorization, tls, ...) read by the
+	// server's own parser; host, port, JetStream store and logging still come from
+	// these Options.
+	ConfigFile string
 }
 
 // Server is a running (or shut down, restartable) in-process nats-server.
@@ -67,19 +74,21 @@ func Start(o Options) (*Server, error) {
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
-	s.opts = server.Options{
-		// A fixed name keeps the JetStream identity stable across restarts.
-		ServerName:         "harness",
-		Host:               "127.0.0.1",
-		Port:               port,
-		JetStream:          true,
-		StoreDir:           storeDir,
-		JetStreamMaxMemory: o.MaxMemory,
-		JetStreamMaxStore:  o.MaxStore,
-		NoLog:              !o.Log,
-		NoSigs:             true,
-		MaxPayload:         8 << 20,
+	if o.ConfigFile != "" {
+		fileOpts, err := server.ProcessConfigFile(o.ConfigFile)
+		if err != nil {
+			s.removeStore()
+			return nil, fmt.Errorf("reading nats-server configuration %s: %w", o.ConfigFile, err)
+		}
+		s.opts = *fileOpts
 	}
+	// A fixed name keeps the JetStream identity stable across restarts.
+	s.opts.ServerName = "harness"
+	s.opts.Host, s.opts.Port = "127.0.0.1", port
+	s.opts.JetStream, s.opts.StoreDir = true, storeDir
+	s.opts.JetStreamMaxMemory, s.opts.JetStreamMaxStore = o.MaxMemory, o.MaxStore
+	s.opts.NoLog, s.opts.NoSigs = !o.Log, true
+	s.opts.MaxPayload = 8 << 20
 	if err := s.start(o.Log); err != nil {
 		s.removeStore()
 		return nil, err

@@ -9,10 +9,10 @@ import (
 	"syscall"
 
 	"github.com/fluxcd/pkg/runtime/logger"
-	"github.com/nats-io/nats.go"
 	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 )
@@ -26,14 +26,14 @@ func main() {
 
 func run() error {
 	var cfg applier.Config
-	var natsURL string
+	natsCfg := natsconn.DefaultConfig()
 	var logOpts logger.Options
 	workerCfg := workerclient.DefaultConfig()
 	fs := pflag.CommandLine
 	cfg.BindFlags(fs)
 	workerCfg.BindFlags(fs)
 	logOpts.BindFlags(fs)
-	fs.StringVar(&natsURL, "nats-url", nats.DefaultURL, "The NATS server carrying reconcile requests.")
+	natsCfg.BindFlags(fs)
 	pflag.Parse()
 
 	log := logger.NewLogger(logOpts)
@@ -45,9 +45,9 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	nc, err := nats.Connect(natsURL, nats.Name("applier"), nats.MaxReconnects(-1))
+	nc, err := natsCfg.Connect(natsconn.ApplierIdentity)
 	if err != nil {
-		return fmt.Errorf("connecting to NATS: %w", err)
+		return err
 	}
 	defer nc.Close()
 	workers, err := workerclient.Dial(workerCfg)

@@ -8,40 +8,40 @@ import (
 	"os"
 
 	"github.com/fluxcd/pkg/runtime/logger"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/services/watcher"
 )
 
 func main() {
 	cfg := watcher.DefaultConfig()
-	var natsURL string
+	natsCfg := natsconn.DefaultConfig()
 	var logOpts logger.Options
 	cfg.BindFlags(pflag.CommandLine)
-	pflag.StringVar(&natsURL, "nats-url", nats.DefaultURL, "URL of the NATS server with JetStream.")
+	natsCfg.BindFlags(pflag.CommandLine)
 	logOpts.BindFlags(pflag.CommandLine)
 	pflag.CommandLine.AddGoFlagSet(flag.CommandLine) // --kubeconfig
 	pflag.Parse()
 
 	log := logger.NewLogger(logOpts)
 	ctrl.SetLogger(log)
-	if err := run(ctrl.SetupSignalHandler(), cfg, natsURL); err != nil {
+	if err := run(ctrl.SetupSignalHandler(), cfg, natsCfg); err != nil {
 		log.Error(err, "watcher failed")
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, cfg watcher.Config, natsURL string) error {
+func run(ctx context.Context, cfg watcher.Config, natsCfg natsconn.Config) error {
 	restConfig, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	nc, err := nats.Connect(natsURL, nats.Name("flux-kcl-watcher"), nats.MaxReconnects(-1))
+	nc, err := natsCfg.Connect(natsconn.WatcherIdentity)
 	if err != nil {
-		return fmt.Errorf("connecting to NATS at %s: %w", natsURL, err)
+		return err
 	}
 	defer nc.Close()
 	js, err := jetstream.New(nc)

@@ -1,13 +1,20 @@
-// Command demo shows flux-kcl-controller end to end on this machine: a local
-// kube-apiserver, the demo KCL program served as a GitRepository artifact, the
-// all-in-one controller, and a KCLRun that deploys nginx.
+// Command demo is the quick start on this machine, with every part real: kube-apiserver and
+// etcd, the Flux source-controller, a Git server on 127.0.0.1 holding the demo KCL program,
+// and the all-in-one flux-kcl-controller.
 //
-//	go run ./hack/demo              keeps running until interrupted
-//	DEMO_EXIT=1 go run ./hack/demo  exits 0 once the KCLRun is Ready (CI)
+// It applies a GitRepository and a KCLRun (kcl-deployment.yaml) and prints the Deployments;
+// commits a change (nginx 1.7.7 → 1.7.8, nginx-deployment → nginx-deployment-1, the image
+// now following the ImagePolicy demo/nginx) and prints them again, the old one pruned; then
+// writes the ImagePolicy's status.latestRef (nginx:1.7.9) as image-reflector-controller would,
+// and prints the Deployment following it with no commit.
+//
+//	go run ./hack/demo              keeps running for you to play, until interrupted
+//	DEMO_EXIT=1 go run ./hack/demo  exits 0 once the last state is reached (CI)
 //
 // The controller runs in this process (internal/allinone), or, with
-// DEMO_CONTROLLER_BIN=bin/flux-kcl-controller, as that binary's all-in-one
-// command in a child process.
+// DEMO_CONTROLLER_BIN=bin/flux-kcl-controller, as that binary's all-in-one command in a child
+// process. Controller, source-controller and Git server logs go to files in a folder the demo
+// prints.
 package main
 
 import (
@@ -16,41 +23,56 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
+	stdlog "log"
 	"os"
-	"os/exec"
 	"os/signal"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
-	"github.com/go-logr/logr"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/yaml"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/gitserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/sourcecontroller"
 )
 
 //go:embed program
 var program embed.FS
 
+//go:embed kcl-deployment.yaml
+var delivery string
+
 const (
 	namespace = "demo"
-	name      = "nginx"
-	// readyTimeout bounds the wait for the KCLRun; the machine may be busy.
-	readyTimeout = 5 * time.Minute
+	// name is the GitRepository's, the KCLRun's and the Git repository's.
+	name = "kcl-deployment"
+	// policyName is the ImagePolicy the second commit's marker names (demo:nginx).
+	policyName = "nginx"
+	// waitTimeout bounds each wait for the controllers; the machine may be busy.
+	waitTimeout = 5 * time.Minute
+	// pollInterval is also the resolution of the times the demo reports.
+	pollInterval = 50 * time.Millisecond
+)
+
+// secondCommit is the change the demo commits: the quick start's new image and name, and the
+// marker that hands the image's tag to the ImagePolicy.
+var secondCommit = strings.NewReplacer(
+	`"nginx-deployment"`, `"nginx-deployment-1"`,
+	`image = "nginx:1.7.7"`, `image = "nginx:1.7.8"  # {"$imagepolicy": "demo:nginx"}`,
 )
 
 func main() {
@@ -60,188 +82,360 @@ func main() {
 	}
 }
 
-func run() error {
+// demo is what run started, for the steps to share.
+type demo struct {
+	ctx    context.Context
+	c      client.Client
+	env    *kube.Env
+	repo   *gitserver.Repository
+	source *sourcev1.GitRepository
+	run    *kclv1.KCLRun
+	// controllerStopped is closed when the controller ends, which it should not do before
+	// the demo; controllerErr is then why.
+	controllerStopped chan struct{}
+	controllerErr     error
+}
+
+func run() (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := zap.New(zap.UseDevMode(false), zap.WriteTo(os.Stderr))
+	exitWhenDone := os.Getenv("DEMO_EXIT") == "1"
+
+	logDir, err := os.MkdirTemp("", "flux-kcl-demo-logs-")
+	if err != nil {
+		return fmt.Errorf("creating the log folder: %w", err)
+	}
+	defer func() {
+		if err == nil {
+			_ = os.RemoveAll(logDir)
+		} else {
+			fmt.Fprintf(os.Stderr, "demo: logs kept in %s\n", logDir)
+		}
+	}()
+	controllerLog, err := os.Create(filepath.Join(logDir, "flux-kcl-controller.log"))
+	if err != nil {
+		return fmt.Errorf("creating the controller log: %w", err)
+	}
+	defer controllerLog.Close()
+	log := zap.New(zap.WriteTo(controllerLog))
 	ctrl.SetLogger(log)
 
-	step("starting kube-apiserver and etcd")
+	step("starting kube-apiserver and etcd (v1.37.2)")
 	env, err := kube.Start(ctx)
 	if err != nil {
 		return err
 	}
 	defer env.Stop()
 	fmt.Printf("  kubeconfig: %s\n", env.Kubeconfig())
+	fmt.Printf("  logs:       %s\n", logDir)
 
-	step("serving the demo program as a GitRepository artifact")
-	artifacts, err := artifactserver.Start()
+	step("serving the demo program from a Git server on 127.0.0.1")
+	gitLog, err := os.Create(filepath.Join(logDir, "git-server.log"))
+	if err != nil {
+		return fmt.Errorf("creating the Git server log: %w", err)
+	}
+	defer gitLog.Close()
+	stdlog.SetOutput(gitLog) // the Git server logs every request there
+	git, err := gitserver.Start()
 	if err != nil {
 		return err
 	}
-	defer artifacts.Close()
+	defer git.Stop()
+	repo, err := git.NewRepository(name)
+	if err != nil {
+		return err
+	}
 	files, err := programFiles()
 	if err != nil {
 		return err
 	}
-	artifact, err := artifacts.PublishFiles(artifactserver.ArtifactPath("GitRepository", namespace, name, ""), files, "")
+	first, err := repo.Commit("nginx 1.7.7", files)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("  artifact: %s (%s)\n", artifact.URL, artifact.Revision)
-	c := env.Client
-	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
-		return fmt.Errorf("creating namespace %s: %w", namespace, err)
+	fmt.Printf("  repository: %s\n  commit %s \"nginx 1.7.7\": nginx-deployment, image nginx:1.7.7\n", repo.URL, short(first))
+
+	step("starting Flux source-controller v1.9.6 (the real binary)")
+	scLog, err := os.Create(filepath.Join(logDir, "source-controller.log"))
+	if err != nil {
+		return fmt.Errorf("creating the source-controller log: %w", err)
 	}
-	if _, err := artifactserver.CreateSource(ctx, c, "GitRepository", namespace, name, artifact); err != nil {
+	defer scLog.Close()
+	sc, err := sourcecontroller.Start(ctx, env, sourcecontroller.Options{Log: scLog})
+	if err != nil {
 		return err
 	}
+	defer sc.Stop()
+	fmt.Printf("  %s (pid %d), artifacts on %s\n", sc.Binary, sc.Pid(), sc.StorageAddr)
 
-	step("starting the all-in-one controller")
+	step("starting the all-in-one flux-kcl-controller")
 	var natsURL string
 	var done <-chan error
 	if bin := os.Getenv("DEMO_CONTROLLER_BIN"); bin != "" {
-		natsURL, done, err = execController(ctx, bin, env)
+		natsURL, done, err = execController(ctx, bin, env, controllerLog)
 	} else {
 		natsURL, done, err = startController(ctx, env, log)
 	}
 	if err != nil {
 		return err
 	}
+	d := &demo{ctx: ctx, c: env.Client, env: env, repo: repo, controllerStopped: make(chan struct{})}
+	go func() {
+		d.controllerErr = <-done
+		close(d.controllerStopped)
+	}()
+	// Stop the controller before what it talks to.
+	defer func() {
+		stop()
+		<-d.controllerStopped
+		if err := d.controllerErr; err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintln(os.Stderr, "demo: controller:", err)
+		}
+	}()
 	fmt.Printf("  NATS: %s\n", natsURL)
 
-	step("applying KCLRun " + namespace + "/" + name)
-	run := &kclv1.KCLRun{
-		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
-		Spec: kclv1.KCLRunSpec{
-			SourceRef:       kclv1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: name},
-			Interval:        metav1.Duration{Duration: 10 * time.Minute},
-			Prune:           true,
-			TargetNamespace: namespace,
-		},
+	if err := d.deliver(); err != nil {
+		return err
 	}
-	if err := c.Create(ctx, run); err != nil {
-		return fmt.Errorf("creating KCLRun: %w", err)
+	if err := d.commit(); err != nil {
+		return err
+	}
+	if err := d.followPolicy(); err != nil {
+		return err
 	}
 
-	step("waiting for the Deployment and for the KCLRun to be Ready")
-	var deployment appsv1.Deployment
-	err = wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, readyTimeout, true, func(ctx context.Context) (bool, error) {
-		select {
-		case err := <-done:
-			return false, fmt.Errorf("controller stopped: %w", err)
-		default:
-		}
-		if err := c.Get(ctx, client.ObjectKeyFromObject(run), run); err != nil {
-			return false, nil
-		}
-		if err := c.Get(ctx, types.NamespacedName{Namespace: namespace, Name: "nginx-deployment"}, &deployment); err != nil {
-			return false, nil
-		}
-		return apimeta.IsStatusConditionTrue(run.Status.Conditions, meta.ReadyCondition), nil
-	})
-	if err != nil {
-		if ready := apimeta.FindStatusCondition(run.Status.Conditions, meta.ReadyCondition); ready != nil {
-			return fmt.Errorf("KCLRun not Ready (%s: %s): %w", ready.Reason, ready.Message, err)
-		}
-		return fmt.Errorf("KCLRun not Ready: %w", err)
-	}
-	for _, obj := range []client.Object{run, &deployment} {
-		if err := show(c, obj); err != nil {
-			return err
-		}
-	}
-
-	if os.Getenv("DEMO_EXIT") == "1" {
+	if exitWhenDone {
 		step("done (DEMO_EXIT=1)")
-		stop()
-		<-done
 		return nil
 	}
-	step("running; try: KUBECONFIG=" + env.Kubeconfig() + " kubectl get kclruns,deployments,services -n " + namespace)
-	fmt.Println("  press Ctrl-C to stop")
+	d.printPlayground(sc)
 	<-ctx.Done()
-	<-done
+	fmt.Println("\nstopping")
 	return nil
 }
 
-// startController runs the all-in-one process in this process, with its
-// NATS server on a free port so the URL can be printed and used.
-func startController(ctx context.Context, env *kube.Env, log logr.Logger) (string, <-chan error, error) {
-	cfg := allinone.DefaultConfig()
-	cfg.NATSAddr = "127.0.0.1:0"
-	cfg.MetricsAddr, cfg.HealthAddr = "", ""
-	proc, err := allinone.New(cfg, allinone.Deps{RestConfig: env.Config, Logger: log})
+// deliver applies the GitRepository and the KCLRun and waits for the first commit.
+func (d *demo) deliver() error {
+	step("applying the GitRepository (interval 30s) and the KCLRun (prune: true)")
+	if err := d.c.Create(d.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); err != nil {
+		return fmt.Errorf("creating namespace %s: %w", namespace, err)
+	}
+	text := strings.ReplaceAll(delivery, "${GIT_URL}", d.repo.URL)
+	fmt.Print(indent(stripComments(text)))
+	objects, err := decode(text)
 	if err != nil {
-		return "", nil, err
+		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- proc.Run(ctx) }()
-	select {
-	case <-proc.Started():
-		return proc.NATSURL(), done, nil
-	case err := <-done:
-		if err == nil {
-			err = errors.New("stopped before starting")
+	for _, obj := range objects {
+		switch o := obj.(type) {
+		case *sourcev1.GitRepository:
+			d.source = o
+		case *kclv1.KCLRun:
+			d.run = o
 		}
-		return "", nil, fmt.Errorf("all-in-one controller: %w", err)
+		if err := d.c.Create(d.ctx, obj); err != nil {
+			return fmt.Errorf("creating %T %s: %w", obj, obj.GetName(), err)
+		}
 	}
+	if d.source == nil || d.run == nil {
+		return errors.New("kcl-deployment.yaml must hold a GitRepository and a KCLRun")
+	}
+	head, err := d.repo.Git("rev-parse", "HEAD")
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	if _, err := d.waitApplied(head); err != nil {
+		return err
+	}
+	if err := d.waitDeployments(map[string]string{"nginx-deployment": "nginx:1.7.7"}); err != nil {
+		return err
+	}
+	fmt.Printf("  revision %s applied %s after the KCLRun was created\n", short(head), ms(time.Since(started)))
+	d.printReady()
+	return d.printDeployments()
 }
 
-// execController runs "<bin> all-in-one" against the demo apiserver; it is
-// stopped with SIGTERM when ctx ends.
-func execController(ctx context.Context, bin string, env *kube.Env) (string, <-chan error, error) {
-	port, err := freePort()
+// commit commits the quick start's change, asks source-controller to fetch at once, and
+// waits for the new Deployment and the old one's pruning.
+func (d *demo) commit() error {
+	step("ImagePolicy demo/nginx: latestRef nginx:1.7.8")
+	fmt.Println("  no image-reflector-controller runs here: the demo writes the policy's status as it would")
+	if _, err := imagepolicy.Create(d.ctx, d.c, namespace, policyName, imagev1.ImageRef{Name: "nginx", Tag: "1.7.8"}); err != nil {
+		return err
+	}
+
+	step("committing: nginx 1.7.7 → 1.7.8, nginx-deployment → nginx-deployment-1, image follows demo:nginx")
+	before, err := os.ReadFile(filepath.Join(d.repo.Dir, "main.k"))
 	if err != nil {
-		return "", nil, err
+		return fmt.Errorf("reading main.k: %w", err)
 	}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	cmd := exec.Command(bin, "all-in-one",
-		"--kubeconfig="+env.Kubeconfig(),
-		"--nats-addr="+addr,
-		"--metrics-addr=", "--health-addr=",
-		"--log-encoding=console")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("starting %s: %w", bin, err)
+	after := secondCommit.Replace(string(before))
+	if after == string(before) {
+		return errors.New("main.k no longer has the lines the demo changes")
 	}
-	fmt.Printf("  controller: %s all-in-one (pid %d)\n", bin, cmd.Process.Pid)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	stopped := make(chan error, 1)
-	go func() {
+	started := time.Now()
+	hash, err := d.repo.Commit("nginx 1.7.8", map[string]string{"main.k": after})
+	if err != nil {
+		return err
+	}
+	pushed := time.Now()
+	if err := sourcecontroller.RequestReconcile(d.ctx, d.c, d.source); err != nil {
+		return err
+	}
+	if err := d.printLastCommit(); err != nil {
+		return err
+	}
+	fmt.Printf("  annotated GitRepository %s/%s with %s, as `flux reconcile source git` does\n", namespace, name, meta.ReconcileRequestAnnotation)
+	fetched, err := d.waitApplied(hash)
+	if err != nil {
+		return err
+	}
+	if err := d.waitDeployments(map[string]string{"nginx-deployment-1": "nginx:1.7.8"}); err != nil {
+		return err
+	}
+	applied := time.Now()
+	d.printReady()
+	if err := d.printDeployments(); err != nil {
+		return err
+	}
+	fmt.Println("  nginx-deployment was pruned: the KCLRun has prune: true")
+	fmt.Printf("  commit → applied: %s (git commit+push %s, fetch request → artifact %s, artifact → applied %s; poll every %s)\n",
+		ms(applied.Sub(started)), ms(pushed.Sub(started)), ms(fetched.Sub(pushed)), ms(applied.Sub(fetched)), pollInterval)
+	return nil
+}
+
+// followPolicy moves the ImagePolicy's latestRef and waits for the Deployment to follow,
+// with no new commit.
+func (d *demo) followPolicy() error {
+	step("ImagePolicy demo/nginx: latestRef nginx:1.7.8 → nginx:1.7.9, no commit")
+	fmt.Println("  no image-reflector-controller runs here: the demo writes the policy's status as it would")
+	head, err := d.repo.Git("rev-parse", "HEAD")
+	if err != nil {
+		return err
+	}
+	var policy imagev1.ImagePolicy
+	if err := d.c.Get(d.ctx, client.ObjectKey{Namespace: namespace, Name: policyName}, &policy); err != nil {
+		return fmt.Errorf("reading ImagePolicy %s/%s: %w", namespace, policyName, err)
+	}
+	written := time.Now()
+	if err := imagepolicy.SetLatest(d.ctx, d.c, &policy, imagev1.ImageRef{Name: "nginx", Tag: "1.7.9"}); err != nil {
+		return err
+	}
+	if err := d.waitDeployments(map[string]string{"nginx-deployment-1": "nginx:1.7.9"}); err != nil {
+		return err
+	}
+	applied := time.Now()
+	if err := d.printDeployments(); err != nil {
+		return err
+	}
+	fmt.Printf("  Git still at %s; main.k still says nginx:1.7.8\n", short(head))
+	fmt.Printf("  policy write → applied: %s (poll every %s)\n", ms(applied.Sub(written)), pollInterval)
+	d.printImageEvent()
+	return nil
+}
+
+// waitApplied waits until the KCLRun is Ready with commit applied; it returns when
+// source-controller first served the commit.
+func (d *demo) waitApplied(commit string) (fetched time.Time, err error) {
+	err = d.poll(func() (bool, error) {
+		if fetched.IsZero() {
+			var src sourcev1.GitRepository
+			if err := d.c.Get(d.ctx, client.ObjectKeyFromObject(d.source), &src); err == nil &&
+				src.Status.Artifact != nil && strings.HasSuffix(src.Status.Artifact.Revision, commit) {
+				fetched = time.Now()
+			}
+		}
+		if err := d.c.Get(d.ctx, client.ObjectKeyFromObject(d.run), d.run); err != nil {
+			return false, nil
+		}
+		return strings.HasSuffix(d.run.Status.LastAppliedRevision, commit) &&
+			apimeta.IsStatusConditionTrue(d.run.Status.Conditions, meta.ReadyCondition), nil
+	})
+	if err != nil {
+		if ready := apimeta.FindStatusCondition(d.run.Status.Conditions, meta.ReadyCondition); ready != nil {
+			return fetched, fmt.Errorf("KCLRun %s/%s has not applied %s (Ready=%s, %s: %s): %w",
+				namespace, name, short(commit), ready.Status, ready.Reason, ready.Message, err)
+		}
+		return fetched, fmt.Errorf("KCLRun %s/%s has not applied %s: %w", namespace, name, short(commit), err)
+	}
+	if fetched.IsZero() {
+		fetched = time.Now() // both seen in the same poll
+	}
+	return fetched, nil
+}
+
+// waitDeployments waits until the namespace holds exactly the Deployments want (name →
+// image of their single container).
+func (d *demo) waitDeployments(want map[string]string) error {
+	var last map[string]string
+	err := d.poll(func() (bool, error) {
+		got, err := d.deployments()
+		if err != nil {
+			return false, nil
+		}
+		last = got
+		if len(got) != len(want) {
+			return false, nil
+		}
+		for name, image := range want {
+			if got[name] != image {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for Deployments %v, last seen %v: %w", want, last, err)
+	}
+	return nil
+}
+
+// poll runs done every pollInterval until it reports true, the timeout passes, or the
+// controller stops.
+func (d *demo) poll(done func() (bool, error)) error {
+	return wait.PollUntilContextTimeout(d.ctx, pollInterval, waitTimeout, true, func(context.Context) (bool, error) {
 		select {
-		case <-ctx.Done():
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			stopped <- <-done
-		case err := <-done:
-			stopped <- err
+		case <-d.controllerStopped:
+			if d.controllerErr == nil {
+				return false, errors.New("the controller stopped")
+			}
+			return false, fmt.Errorf("the controller stopped: %w", d.controllerErr)
+		default:
 		}
-	}()
-	return "nats://" + addr, stopped, nil
+		return done()
+	})
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("finding a free port: %w", err)
+// deployments maps the namespace's Deployments to their containers' images.
+func (d *demo) deployments() (map[string]string, error) {
+	var list appsv1.DeploymentList
+	if err := d.c.List(d.ctx, &list, client.InNamespace(namespace)); err != nil {
+		return nil, fmt.Errorf("listing Deployments: %w", err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	images := map[string]string{}
+	for _, dep := range list.Items {
+		var refs []string
+		for _, c := range dep.Spec.Template.Spec.Containers {
+			refs = append(refs, c.Image)
+		}
+		images[dep.Name] = strings.Join(refs, ",")
+	}
+	return images, nil
 }
 
-// programFiles reads the embedded program as artifact files.
+// programFiles reads the embedded program as repository files.
 func programFiles() (map[string]string, error) {
 	files := map[string]string{}
-	err := fs.WalkDir(program, "program", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+	err := fs.WalkDir(program, "program", func(path string, entry fs.DirEntry, err error) error {
+		if err != nil || entry.IsDir() {
 			return err
 		}
 		data, err := program.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		files[path[len("program/"):]] = string(data)
+		files[strings.TrimPrefix(path, "program/")] = string(data)
 		return nil
 	})
 	if err != nil {
@@ -249,21 +443,3 @@ func programFiles() (map[string]string, error) {
 	}
 	return files, nil
 }
-
-// show prints obj as kubectl get -o yaml would, without managed fields.
-func show(c client.Client, obj client.Object) error {
-	gvk, err := apiutil.GVKForObject(obj, c.Scheme())
-	if err != nil {
-		return fmt.Errorf("printing %T: %w", obj, err)
-	}
-	obj.GetObjectKind().SetGroupVersionKind(gvk)
-	obj.SetManagedFields(nil)
-	data, err := yaml.Marshal(obj)
-	if err != nil {
-		return fmt.Errorf("printing %s: %w", gvk.Kind, err)
-	}
-	fmt.Printf("--- %s %s/%s\n%s", gvk.Kind, obj.GetNamespace(), obj.GetName(), data)
-	return nil
-}
-
-func step(msg string) { fmt.Printf("==> %s\n", msg) }

@@ -13,6 +13,11 @@
 //	n := s.Downloads(path)       // completed GETs of path, to prove caching
 //	s.SetStatus(path, 503)       // fail requests for path until SetStatus(path, 0)
 //	release := s.Hold(path)      // requests for path wait until release()
+//	release = s.HoldAfter(path, 1) // the first request passes, later ones wait
+//	n = s.Waiting(path)          // requests for path waiting on a hold now
+//	s.Down()                     // an outage: connections are refused
+//	err = s.Up()                 // serving again on the same address
+//	a, err = s.PublishZeros(path, 1<<30, revision) // a sparse file: huge, never in memory
 //	data, err := artifactserver.TarGz(files)  // deterministic tar.gz of name → content
 //
 // and, with a controller-runtime client on an apiserver that has the Flux source CRDs:
@@ -29,6 +34,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -44,13 +51,24 @@ import (
 
 // Server is a running artifact server rooted in a temp dir.
 type Server struct {
-	root string
-	http *httptest.Server
+	root    string
+	url     string
+	addr    string
+	handler http.Handler
 
 	mu        sync.Mutex
+	http      *httptest.Server // nil while Down
 	downloads map[string]int
+	requests  map[string]int
+	waiting   map[string]int
 	statuses  map[string]int
-	holds     map[string]chan struct{}
+	holds     map[string]*hold
+}
+
+// hold makes requests for a path wait, except the first pass ones.
+type hold struct {
+	pass    int
+	release chan struct{}
 }
 
 // Start serves a new empty storage dir on a loopback port.
@@ -59,17 +77,31 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating artifact storage dir: %w", err)
 	}
-	s := &Server{root: root, downloads: map[string]int{}, statuses: map[string]int{}, holds: map[string]chan struct{}{}}
+	s := &Server{
+		root: root, downloads: map[string]int{}, requests: map[string]int{}, waiting: map[string]int{},
+		statuses: map[string]int{}, holds: map[string]*hold{},
+	}
 	files := http.FileServer(http.Dir(root))
-	s.http = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s.handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		path := strings.TrimPrefix(r.URL.Path, "/")
 		s.mu.Lock()
-		status, hold := s.statuses[path], s.holds[path]
+		s.requests[path]++
+		status, h := s.statuses[path], s.holds[path]
+		var wait chan struct{}
+		if h != nil && s.requests[path] > h.pass {
+			wait = h.release
+			s.waiting[path]++
+		}
 		s.mu.Unlock()
-		if hold != nil {
+		if wait != nil {
 			select {
-			case <-hold:
+			case <-wait:
 			case <-r.Context().Done():
+			}
+			s.mu.Lock()
+			s.waiting[path]--
+			s.mu.Unlock()
+			if r.Context().Err() != nil {
 				return
 			}
 		}
@@ -83,8 +115,53 @@ func Start() (*Server, error) {
 			s.downloads[path]++
 			s.mu.Unlock()
 		}
-	}))
+	})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = os.RemoveAll(root)
+		return nil, fmt.Errorf("listening for the artifact server: %w", err)
+	}
+	s.addr = ln.Addr().String()
+	s.url = "http://" + s.addr
+	s.serve(ln)
 	return s, nil
+}
+
+func (s *Server) serve(ln net.Listener) {
+	srv := httptest.NewUnstartedServer(s.handler)
+	_ = srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	s.http = srv
+}
+
+// Down stops serving, as a source-controller outage does: connections are refused and
+// requests in flight (held ones too) are cut. Published artifacts stay for Up.
+func (s *Server) Down() {
+	s.mu.Lock()
+	srv := s.http
+	s.http = nil
+	s.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	srv.CloseClientConnections()
+	srv.Close()
+}
+
+// Up serves again on the same address after Down; a no-op while serving.
+func (s *Server) Up() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.http != nil {
+		return nil
+	}
+	ln, err := net.Listen("tcp", s.addr)
+	if err != nil {
+		return fmt.Errorf("listening again on %s: %w", s.addr, err)
+	}
+	s.serve(ln)
+	return nil
 }
 
 // StartT starts a server for a test, failing it on error and closing the server on cleanup.
@@ -98,8 +175,8 @@ func StartT(tb testing.TB) *Server {
 	return s
 }
 
-// URL is the base URL, without a trailing slash.
-func (s *Server) URL() string { return s.http.URL }
+// URL is the base URL, without a trailing slash; stable across Down and Up.
+func (s *Server) URL() string { return s.url }
 
 // Root is the storage dir served.
 func (s *Server) Root() string { return s.root }
@@ -107,12 +184,12 @@ func (s *Server) Root() string { return s.root }
 // Close releases held requests, stops serving and removes the storage dir.
 func (s *Server) Close() {
 	s.mu.Lock()
-	for path, ch := range s.holds {
-		close(ch)
+	for path, h := range s.holds {
+		close(h.release)
 		delete(s.holds, path)
 	}
 	s.mu.Unlock()
-	s.http.Close()
+	s.Down()
 	_ = os.RemoveAll(s.root)
 }
 
@@ -164,6 +241,41 @@ func (s *Server) PublishBytes(path string, data []byte, revision string) (*meta.
 	}, nil
 }
 
+// PublishZeros serves size zero bytes at path from a sparse file, so a huge artifact (for
+// size limits) costs neither memory nor disk; only its digest is computed, by streaming.
+func (s *Server) PublishZeros(path string, size int64, revision string) (*meta.Artifact, error) {
+	full, err := s.file(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		return nil, fmt.Errorf("creating artifact dir: %w", err)
+	}
+	f, err := os.Create(full)
+	if err != nil {
+		return nil, fmt.Errorf("creating artifact %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		return nil, fmt.Errorf("sizing artifact %s: %w", path, err)
+	}
+	digest := sha256.New()
+	if _, err := io.Copy(digest, f); err != nil {
+		return nil, fmt.Errorf("digesting artifact %s: %w", path, err)
+	}
+	if revision == "" {
+		revision = fmt.Sprintf("main@sha1:%040x", size)
+	}
+	return &meta.Artifact{
+		Path:           path,
+		URL:            s.URL() + "/" + path,
+		Revision:       revision,
+		Digest:         "sha256:" + hex.EncodeToString(digest.Sum(nil)),
+		Size:           &size,
+		LastUpdateTime: metav1.NewTime(time.Now().Truncate(time.Second)),
+	}, nil
+}
+
 // Replace changes the bytes served at path without a new artifact, so the digest a source
 // advertises no longer matches.
 func (s *Server) Replace(path string, data []byte) error { return s.write(path, data) }
@@ -195,22 +307,34 @@ func (s *Server) SetStatus(path string, code int) {
 // Hold makes requests for path wait until release is called (or the client gives up), to
 // test slow sources, cancellation and concurrent callers deterministically. release is
 // idempotent.
-func (s *Server) Hold(path string) (release func()) {
-	ch := make(chan struct{})
+func (s *Server) Hold(path string) (release func()) { return s.HoldAfter(path, 0) }
+
+// HoldAfter is Hold for the requests of path after the next pass ones: with pass 1, the
+// first caller to download a new artifact gets it and the second waits (to catch the
+// compiler, which downloads after the resolver, in the middle of a request).
+func (s *Server) HoldAfter(path string, pass int) (release func()) {
 	s.mu.Lock()
-	s.holds[path] = ch
+	h := &hold{pass: s.requests[path] + pass, release: make(chan struct{})}
+	s.holds[path] = h
 	s.mu.Unlock()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			if s.holds[path] == ch { // not already released by Close
+			if s.holds[path] == h { // not already released by Close
 				delete(s.holds, path)
-				close(ch)
+				close(h.release)
 			}
 		})
 	}
+}
+
+// Waiting counts the requests for path waiting on a hold now.
+func (s *Server) Waiting(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.waiting[path]
 }
 
 // Downloads counts the GET requests served for path.

@@ -1,0 +1,203 @@
+// Package driver is the load driver: it prepares N tenants on an apiserver (a namespace, a
+// GitRepository whose artifact the in-process artifact server serves, an ImagePolicy and a
+// KCLRun each), runs flux-kcl-controller against them and measures first sync, image-policy
+// and source latency, a steady-state window and peak memory; side by side, the same N apps
+// as plain-YAML Kustomizations reconciled by Flux's kustomize-controller; and compile
+// throughput with 1, 2 and 4 compiler workers. Run returns a report.Report.
+//
+// With no kubeconfig the driver starts a fresh local apiserver (internal/harness/kube) for
+// each size, so sizes do not see each other's objects.
+package driver
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
+)
+
+// Options configure a run.
+type Options struct {
+	// Sizes are the tenant counts, each run on its own apiserver (default 100, 500, 1000).
+	Sizes []int
+	// Kubeconfig points at an existing cluster instead of a local apiserver; then Sizes
+	// must hold one size.
+	Kubeconfig string
+	// Mode runs flux-kcl-controller in-process, all-in-one or split (see the Mode constants).
+	Mode string
+	// BinDir holds flux-kcl-controller, watcher, resolver, compiler and applier (make build).
+	BinDir string
+	// ControllerArgs are extra flags for the all-in-one process.
+	ControllerArgs []string
+
+	// KustomizeController is the kustomize-controller binary (hack/loadtest/build.sh); empty
+	// skips the reference side.
+	KustomizeController string
+	// KustomizeCRDs is a folder with the Kustomization CRD, installed when the reference runs.
+	KustomizeCRDs string
+
+	// PolicyChanges is how many ImagePolicies are moved one after the other (M).
+	PolicyChanges int
+	// SourceChanges is how many sources get a new artifact revision one after the other.
+	SourceChanges int
+	// SteadyWindow is the quiet window measured; 0 skips it.
+	SteadyWindow time.Duration
+
+	// ScaleOutWorkers are the compiler worker counts compared (empty skips it).
+	ScaleOutWorkers []int
+	// ScaleOutCompiles is how many distinct programs each worker count compiles.
+	ScaleOutCompiles int
+	// ScaleOutInProcess serves the compiler workers inside the driver instead of bin/compiler
+	// (the smoke test: no binaries needed).
+	ScaleOutInProcess bool
+	// WorkerGOMAXPROCS limits each compiler process to this many threads running Go code,
+	// as a one-CPU pod would; 0 leaves the default.
+	WorkerGOMAXPROCS int
+
+	// SyncTimeout bounds a first sync; ChangeTimeout one change.
+	SyncTimeout   time.Duration
+	ChangeTimeout time.Duration
+
+	// OutDir receives report.json, the SVG charts and logs/.
+	OutDir string
+	// Logf reports progress; nil is silent.
+	Logf func(format string, args ...any)
+}
+
+// DefaultOptions are the full table's settings.
+func DefaultOptions() Options {
+	return Options{
+		Sizes:            []int{100, 500, 1000},
+		Mode:             ModeAllInOne,
+		BinDir:           "bin",
+		PolicyChanges:    100,
+		SourceChanges:    50,
+		SteadyWindow:     10 * time.Minute,
+		ScaleOutWorkers:  []int{1, 2, 4},
+		ScaleOutCompiles: 400,
+		WorkerGOMAXPROCS: 1,
+		SyncTimeout:      20 * time.Minute,
+		ChangeTimeout:    time.Minute,
+		OutDir:           "loadtest/out",
+	}
+}
+
+type driver struct {
+	opts      Options
+	logDir    string
+	artifacts *artifactserver.Server
+}
+
+func (d *driver) logf(format string, args ...any) {
+	if d.opts.Logf != nil {
+		d.opts.Logf(format, args...)
+	}
+}
+
+// Run runs every scenario and writes the report into OutDir.
+func Run(ctx context.Context, opts Options) (*report.Report, error) {
+	if len(opts.Sizes) == 0 {
+		return nil, fmt.Errorf("no sizes to run")
+	}
+	if opts.Kubeconfig != "" && len(opts.Sizes) > 1 {
+		return nil, fmt.Errorf("an existing cluster runs one size at a time, got %v", opts.Sizes)
+	}
+	if opts.ChangeTimeout == 0 {
+		opts.ChangeTimeout = time.Minute
+	}
+	if opts.SyncTimeout == 0 {
+		opts.SyncTimeout = 20 * time.Minute
+	}
+	d := &driver{opts: opts, logDir: filepath.Join(opts.OutDir, "logs")}
+	if err := os.MkdirAll(d.logDir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", d.logDir, err)
+	}
+	r := &report.Report{Started: time.Now(), Mode: opts.Mode, CPUs: runtime.NumCPU()}
+	for _, n := range opts.Sizes {
+		size, err := d.runSize(ctx, n)
+		if size != nil {
+			r.Sizes = append(r.Sizes, *size)
+		}
+		if err != nil {
+			_ = r.Write(opts.OutDir) // keep what was measured
+			return r, fmt.Errorf("N=%d: %w", n, err)
+		}
+		d.logf("%s", size.Summary())
+	}
+	if len(opts.ScaleOutWorkers) > 0 {
+		so, err := d.scaleOut(ctx)
+		r.ScaleOut = so
+		if err != nil {
+			_ = r.Write(opts.OutDir)
+			return r, fmt.Errorf("scale-out: %w", err)
+		}
+	}
+	if r.Mode == ModeInProcess {
+		r.Notes = append(r.Notes, "in-process mode: CPU and memory of flux-kcl-controller include the driver's")
+	}
+	return r, r.Write(opts.OutDir)
+}
+
+// cluster is the apiserver a size runs on.
+type cluster struct {
+	cfg        *rest.Config
+	kubeconfig string
+	client     client.Client
+	// apiserverPIDs are kube-apiserver and etcd when the driver started them.
+	apiserverPIDs map[string]int
+	stop          func()
+}
+
+func (d *driver) startCluster(ctx context.Context) (*cluster, error) {
+	cl := &cluster{stop: func() {}}
+	if d.opts.Kubeconfig != "" {
+		cfg, err := clientcmd.BuildConfigFromFlags("", d.opts.Kubeconfig)
+		if err != nil {
+			return nil, fmt.Errorf("loading %s: %w", d.opts.Kubeconfig, err)
+		}
+		cl.cfg, cl.kubeconfig = cfg, d.opts.Kubeconfig
+	} else {
+		env, err := kube.Start(ctx)
+		if err != nil {
+			return nil, err
+		}
+		cl.cfg, cl.kubeconfig, cl.stop = env.Config, env.Kubeconfig(), func() { _ = env.Stop() }
+	}
+	// The driver must not be the bottleneck: no client-side throttling.
+	cl.cfg = rest.CopyConfig(cl.cfg)
+	cl.cfg.QPS, cl.cfg.Burst = 2000, 4000
+	var err error
+	if cl.client, err = client.New(cl.cfg, client.Options{Scheme: kube.Scheme()}); err != nil {
+		cl.stop()
+		return nil, fmt.Errorf("creating client: %w", err)
+	}
+	if d.opts.KustomizeController != "" {
+		if _, err := envtest.InstallCRDs(cl.cfg, envtest.CRDInstallOptions{Paths: []string{d.opts.KustomizeCRDs}, ErrorIfPathMissing: true}); err != nil {
+			cl.stop()
+			return nil, fmt.Errorf("installing the Kustomization CRD from %s: %w", d.opts.KustomizeCRDs, err)
+		}
+	}
+	cl.apiserverPIDs = apiserverPIDs()
+	return cl, nil
+}
+
+// tenants lists a side's tenants of a size.
+func tenants(side tenant.Side, n int) []tenant.Tenant {
+	ts := make([]tenant.Tenant, n)
+	for i := range ts {
+		ts[i] = tenant.Tenant{Index: i + 1, Side: side}
+	}
+	return ts
+}

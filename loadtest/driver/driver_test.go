@@ -1,0 +1,101 @@
+package driver_test
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/driver"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
+)
+
+var env *kube.Env
+
+func TestMain(m *testing.M) {
+	ctrllog.SetLogger(logr.Discard())
+	flag.Parse()
+	if testing.Short() {
+		os.Exit(m.Run())
+	}
+	var err error
+	if env, err = kube.Start(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest: starting kube-apiserver:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	if err := env.Stop(); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest: stopping kube-apiserver:", err)
+	}
+	os.Exit(code)
+}
+
+// TestSmoke runs the whole driver small (20 KCLRuns, the controller and compiler workers in
+// this process) so it cannot rot: everything converges and the report and charts are written.
+// It asserts no speed; make loadtest measures.
+func TestSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs kube-apiserver")
+	}
+	out := t.TempDir()
+	opts := driver.DefaultOptions()
+	opts.Kubeconfig = env.Kubeconfig()
+	opts.Sizes = []int{20}
+	opts.Mode = driver.ModeInProcess
+	opts.PolicyChanges, opts.SourceChanges = 5, 5
+	opts.SteadyWindow = 2 * time.Second
+	opts.ScaleOutWorkers, opts.ScaleOutCompiles, opts.ScaleOutInProcess = []int{1, 2}, 16, true
+	opts.OutDir = out
+	opts.Logf = t.Logf
+
+	r, err := driver.Run(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Sizes) != 1 {
+		t.Fatalf("got %d sizes, want 1", len(r.Sizes))
+	}
+	s := r.Sizes[0]
+	if s.KCL.Ready != 20 {
+		t.Errorf("%d of 20 KCLRuns Ready", s.KCL.Ready)
+	}
+	if len(s.Policy.Samples) != 5 || s.Policy.Missed != 0 {
+		t.Errorf("policy changes: %d arrived, %d missed, want 5 and 0", len(s.Policy.Samples), s.Policy.Missed)
+	}
+	if len(s.Source.Samples) != 5 || s.Source.Missed != 0 {
+		t.Errorf("source changes: %d arrived, %d missed, want 5 and 0", len(s.Source.Samples), s.Source.Missed)
+	}
+	if s.Steady == nil || len(s.Memory) == 0 {
+		t.Errorf("steady state %v, memory %v: want both measured", s.Steady, s.Memory)
+	}
+	if len(r.ScaleOut) != 2 {
+		t.Errorf("scale-out: %d rounds, want 2", len(r.ScaleOut))
+	}
+
+	var decoded report.Report
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &decoded); err != nil {
+		t.Fatalf("report.json: %v", err)
+	}
+	for _, name := range []string{"first-sync.svg", "latency.svg"} {
+		svg, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := xml.Unmarshal(svg, new(struct{})); err != nil {
+			t.Errorf("%s is not well-formed XML: %v", name, err)
+		}
+	}
+}

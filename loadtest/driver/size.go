@@ -1,0 +1,381 @@
+package driver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	"k8s.io/client-go/kubernetes"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/procstat"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
+)
+
+// runSize measures one size on a fresh cluster: the KCL side first, then the reference.
+func (d *driver) runSize(ctx context.Context, n int) (*report.Size, error) {
+	d.logf("N=%d: preparing the apiserver", n)
+	cl, err := d.startCluster(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer cl.stop()
+	if d.artifacts, err = artifactserver.Start(); err != nil {
+		return nil, err
+	}
+	defer d.artifacts.Close()
+
+	size := &report.Size{N: n}
+	if err := d.runKCL(ctx, cl, size); err != nil {
+		return size, err
+	}
+	if d.opts.KustomizeController == "" {
+		return size, nil
+	}
+	if err := d.runKustomize(ctx, cl, size); err != nil {
+		return size, err
+	}
+	if size.Kustomize.Seconds > 0 && size.KCL.Seconds > 0 {
+		size.FirstSyncRatio = size.Kustomize.Seconds / size.KCL.Seconds
+	}
+	if peak := size.ControllerPeak(); peak > 0 && size.KustomizeMemory != nil {
+		size.MemoryRatio = float64(size.KustomizeMemory.PeakBytes) / float64(peak)
+	}
+	return size, nil
+}
+
+func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size) error {
+	n := size.N
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ts := tenants(tenant.KCL, n)
+	d.logf("N=%d: preparing %d KCL tenants", n, n)
+	if err := parallel(ctx, n, func(ctx context.Context, i int) error { return d.prepareTenant(ctx, cl.client, ts[i]) }); err != nil {
+		return err
+	}
+	tracker := newReadyTracker(n)
+	if err := watchRunners(ctx, cl.cfg, kclRunResource, tracker); err != nil {
+		return err
+	}
+	images, revisions := newChangeWaiter(), newChangeWaiter()
+	if err := watchObjects(ctx, cl.cfg, images, revisions); err != nil {
+		return err
+	}
+	d.logf("N=%d: starting flux-kcl-controller (%s)", n, d.opts.Mode)
+	ctrl, err := d.startKCL(ctx, cl.cfg, cl.kubeconfig)
+	if err != nil {
+		return err
+	}
+	defer ctrl.stop()
+
+	d.logf("N=%d: creating %d KCLRuns", n, n)
+	if size.KCL, err = d.firstSync(ctx, cl.client, ts, tracker); err != nil {
+		return err
+	}
+	d.logf("N=%d: %d/%d KCLRuns Ready in %.1fs", n, size.KCL.Ready, n, size.KCL.Seconds)
+	if size.KCL.Ready < n {
+		return fmt.Errorf("only %d of %d KCLRuns became Ready within %s; see %s", size.KCL.Ready, n, d.opts.SyncTimeout, d.logDir)
+	}
+
+	if size.Policy, err = d.policyLatency(ctx, cl.client, ts, images); err != nil {
+		return err
+	}
+	d.logf("N=%d: ImagePolicy → Deployment p50 %.0fms p99 %.0fms (%d missed)", n, size.Policy.P50*1000, size.Policy.P99*1000, size.Policy.Missed)
+	if size.Source, err = d.sourceLatency(ctx, cl.client, ts, revisions); err != nil {
+		return err
+	}
+	d.logf("N=%d: new revision → ConfigMap p50 %.0fms p99 %.0fms (%d missed)", n, size.Source.P50*1000, size.Source.P99*1000, size.Source.Missed)
+	if d.opts.SteadyWindow > 0 {
+		d.logf("N=%d: steady state for %s", n, d.opts.SteadyWindow)
+		if size.Steady, err = d.steady(ctx, cl, ctrl); err != nil {
+			return err
+		}
+	}
+	size.Memory = peaks(ctrl.pids, cl.apiserverPIDs)
+	return nil
+}
+
+func (d *driver) runKustomize(ctx context.Context, cl *cluster, size *report.Size) error {
+	n := size.N
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ts := tenants(tenant.Kustomize, n)
+	d.logf("N=%d: preparing %d Kustomization tenants", n, n)
+	if err := parallel(ctx, n, func(ctx context.Context, i int) error { return d.prepareTenant(ctx, cl.client, ts[i]) }); err != nil {
+		return err
+	}
+	tracker := newReadyTracker(n)
+	if err := watchRunners(ctx, cl.cfg, kustomizationResource, tracker); err != nil {
+		return err
+	}
+	d.logf("N=%d: starting kustomize-controller", n)
+	ctrl, err := d.startKustomizeController(ctx, cl.kubeconfig)
+	if err != nil {
+		return err
+	}
+	defer ctrl.stop()
+	d.logf("N=%d: creating %d Kustomizations", n, n)
+	fs, err := d.firstSync(ctx, cl.client, ts, tracker)
+	if err != nil {
+		return err
+	}
+	size.Kustomize = &fs
+	d.logf("N=%d: %d/%d Kustomizations Ready in %.1fs", n, fs.Ready, n, fs.Seconds)
+	m := peaks(ctrl.pids, nil)["kustomize-controller"]
+	size.KustomizeMemory = &m
+	if fs.Ready < n {
+		return fmt.Errorf("only %d of %d Kustomizations became Ready within %s; see %s", fs.Ready, n, d.opts.SyncTimeout, d.logDir)
+	}
+	return nil
+}
+
+// firstSync creates the runners as fast as the apiserver takes them and waits for all to be
+// Ready (or SyncTimeout).
+func (d *driver) firstSync(ctx context.Context, c client.Client, ts []tenant.Tenant, tracker *readyTracker) (report.FirstSync, error) {
+	tracker.begin()
+	if err := parallel(ctx, len(ts), func(ctx context.Context, i int) error { return createRunner(ctx, c, ts[i]) }); err != nil {
+		return tracker.result(), err
+	}
+	select {
+	case <-tracker.allDone:
+	case <-time.After(d.opts.SyncTimeout):
+	case <-ctx.Done():
+		return tracker.result(), ctx.Err()
+	}
+	return tracker.result(), nil
+}
+
+// spread picks m of n tenants evenly, starting at offset.
+func spread(ts []tenant.Tenant, m int, offset float64) []tenant.Tenant {
+	m = min(m, len(ts))
+	out := make([]tenant.Tenant, 0, m)
+	for i := range m {
+		out = append(out, ts[int((float64(i)+offset)*float64(len(ts))/float64(m))%len(ts)])
+	}
+	return out
+}
+
+// policyLatency moves M ImagePolicies one after the other and measures, for each, from the
+// status write to the Deployment carrying the new image (seen by an informer).
+func (d *driver) policyLatency(ctx context.Context, c client.Client, ts []tenant.Tenant, images *changeWaiter) (report.Latency, error) {
+	var samples []float64
+	missed := 0
+	for k, t := range spread(ts, d.opts.PolicyChanges, 0) {
+		p := &imagev1.ImagePolicy{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: t.Namespace(), Name: tenant.Name}, p); err != nil {
+			return report.Latency{}, fmt.Errorf("reading ImagePolicy of %s: %w", t.Namespace(), err)
+		}
+		tag := fmt.Sprintf("1.1.%d", k)
+		seen := images.expect(t.Namespace(), t.Image(tag))
+		start := time.Now()
+		if err := imagepolicy.SetLatest(ctx, c, p, imagev1.ImageRef{Name: t.ImageRepository(), Tag: tag}); err != nil {
+			return report.Latency{}, err
+		}
+		lat, ok, err := d.await(ctx, seen, start)
+		if err != nil {
+			return report.Latency{}, err
+		}
+		if !ok {
+			images.cancel(t.Namespace())
+			missed++
+			continue
+		}
+		samples = append(samples, lat)
+	}
+	return report.NewLatency(samples, missed), nil
+}
+
+// sourceLatency gives S sources a new artifact revision one after the other and measures from
+// the source's status write to the ConfigMap carrying the new revision.
+func (d *driver) sourceLatency(ctx context.Context, c client.Client, ts []tenant.Tenant, revisions *changeWaiter) (report.Latency, error) {
+	var samples []float64
+	missed := 0
+	for _, t := range spread(ts, d.opts.SourceChanges, 0.5) {
+		a, err := d.publish(ctx, t, "r2")
+		if err != nil {
+			return report.Latency{}, err
+		}
+		src := &sourcev1.GitRepository{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: t.Namespace(), Name: tenant.Name}, src); err != nil {
+			return report.Latency{}, fmt.Errorf("reading GitRepository of %s: %w", t.Namespace(), err)
+		}
+		seen := revisions.expect(t.Namespace(), "r2")
+		start := time.Now()
+		if err := artifactserver.SetArtifact(ctx, c, src, a); err != nil {
+			return report.Latency{}, err
+		}
+		lat, ok, err := d.await(ctx, seen, start)
+		if err != nil {
+			return report.Latency{}, err
+		}
+		if !ok {
+			revisions.cancel(t.Namespace())
+			missed++
+			continue
+		}
+		samples = append(samples, lat)
+	}
+	return report.NewLatency(samples, missed), nil
+}
+
+// await waits for a change up to ChangeTimeout; ok is false when it did not come.
+func (d *driver) await(ctx context.Context, seen <-chan time.Time, start time.Time) (seconds float64, ok bool, err error) {
+	select {
+	case at := <-seen:
+		return at.Sub(start).Seconds(), true, nil
+	case <-time.After(d.opts.ChangeTimeout):
+		return 0, false, nil
+	case <-ctx.Done():
+		return 0, false, ctx.Err()
+	}
+}
+
+// sample is one reading of the counters the steady state compares.
+type sample struct {
+	at        time.Time
+	compiles  float64
+	applied   float64
+	objWrites float64
+	byVerb    map[string]float64
+	cpu       map[string]time.Duration
+}
+
+var writeVerbs = []string{"POST", "PUT", "PATCH", "DELETE", "APPLY", "CREATE", "UPDATE", "DELETECOLLECTION"}
+
+func (d *driver) read(ctx context.Context, cl *cluster, ctrl *controller) (sample, error) {
+	s := sample{at: time.Now(), byVerb: map[string]float64{}, cpu: map[string]time.Duration{}}
+	for name, url := range ctrl.metrics {
+		fams, err := procstat.Scrape(ctx, url)
+		if err != nil {
+			return s, fmt.Errorf("metrics of %s: %w", name, err)
+		}
+		s.compiles += fams.Sum("flux_kcl_compile_cache_total", nil)
+		s.applied += fams.Sum("fkc_applier_reconciles_total", procstat.Label("result", "applied"))
+	}
+	cs, err := kubernetes.NewForConfig(cl.cfg)
+	if err != nil {
+		return s, fmt.Errorf("clientset: %w", err)
+	}
+	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return s, fmt.Errorf("reading the apiserver's metrics: %w", err)
+	}
+	fams, err := procstat.Parse(bytes.NewReader(raw))
+	if err != nil {
+		return s, err
+	}
+	tenantKinds := procstat.Label("resource", "deployments", "services", "configmaps", "kclruns")
+	for _, verb := range writeVerbs {
+		isVerb := procstat.Label("verb", verb)
+		if v := fams.Sum("apiserver_request_total", func(l map[string]string) bool {
+			return isVerb(l) && l["resource"] != "leases" && l["resource"] != "events"
+		}); v > 0 {
+			s.byVerb[verb] = v
+		}
+		s.objWrites += fams.Sum("apiserver_request_total", func(l map[string]string) bool { return isVerb(l) && tenantKinds(l) })
+	}
+	for name, pid := range mergePIDs(ctrl.pids, cl.apiserverPIDs) {
+		if cpu, err := procstat.CPU(pid); err == nil {
+			s.cpu[name] = cpu
+		}
+	}
+	return s, nil
+}
+
+// steady measures a window in which nothing changes.
+func (d *driver) steady(ctx context.Context, cl *cluster, ctrl *controller) (*report.Steady, error) {
+	before, err := d.settle(ctx, cl, ctrl)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-time.After(d.opts.SteadyWindow):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	after, err := d.read(ctx, cl, ctrl)
+	if err != nil {
+		return nil, err
+	}
+	minutes := after.at.Sub(before.at).Minutes()
+	st := &report.Steady{
+		WindowSeconds:         after.at.Sub(before.at).Seconds(),
+		CompilesPerMinute:     (after.compiles - before.compiles) / minutes,
+		AppliedPerMinute:      (after.applied - before.applied) / minutes,
+		ObjectWritesPerMinute: (after.objWrites - before.objWrites) / minutes,
+		WritesPerMinuteByVerb: map[string]float64{},
+		CPUSecondsPerMinute:   map[string]float64{},
+	}
+	for verb, v := range after.byVerb {
+		st.WritesPerMinuteByVerb[verb] = (v - before.byVerb[verb]) / minutes
+	}
+	for name, cpu := range after.cpu {
+		st.CPUSecondsPerMinute[name] = (cpu - before.cpu[name]).Seconds() / minutes
+	}
+	return st, nil
+}
+
+// settle waits until the last scenario's trailing work is done: no reconcile applied and
+// no object written between two readings a second apart (at most settleLimit), so the
+// steady window does not count it.
+func (d *driver) settle(ctx context.Context, cl *cluster, ctrl *controller) (sample, error) {
+	const settleLimit = 30 * time.Second
+	prev, err := d.read(ctx, cl, ctrl)
+	if err != nil {
+		return prev, err
+	}
+	for deadline := time.Now().Add(settleLimit); time.Now().Before(deadline); {
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+			return prev, ctx.Err()
+		}
+		cur, err := d.read(ctx, cl, ctrl)
+		if err != nil {
+			return cur, err
+		}
+		if cur.applied == prev.applied && cur.objWrites == prev.objWrites && cur.compiles == prev.compiles {
+			return cur, nil
+		}
+		prev = cur
+	}
+	return prev, nil
+}
+
+func mergePIDs(maps ...map[string]int) map[string]int {
+	out := map[string]int{}
+	for _, m := range maps {
+		for k, v := range m {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// peaks reads VmHWM of each process.
+func peaks(pidMaps ...map[string]int) map[string]procstat.Memory {
+	out := map[string]procstat.Memory{}
+	for name, pid := range mergePIDs(pidMaps...) {
+		if m, err := procstat.ReadMemory(pid); err == nil {
+			out[name] = m
+		}
+	}
+	return out
+}
+
+// apiserverPIDs finds the kube-apiserver and etcd the harness started below this process.
+func apiserverPIDs() map[string]int {
+	pids, err := procstat.Descendants(os.Getpid(), "kube-apiserver", "etcd")
+	if err != nil {
+		return nil
+	}
+	return pids
+}
+

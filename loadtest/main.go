@@ -1,0 +1,75 @@
+// Command loadtest is the load driver (make loadtest): it runs flux-kcl-controller against N
+// tenants on a local apiserver, side by side with Flux's kustomize-controller, prints a table
+// and writes report.json, first-sync.svg and latency.svg. The work is in loadtest/driver.
+//
+//	go run ./loadtest --kustomize-controller="$(hack/loadtest/build.sh)" \
+//	  --kustomize-crds="$(hack/loadtest/crds.sh)"
+//
+// LOADTEST_N=20 runs a single size.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/spf13/pflag"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/driver"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "loadtest:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	opts := driver.DefaultOptions()
+	fs := pflag.CommandLine
+	fs.IntSliceVar(&opts.Sizes, "sizes", opts.Sizes, "Tenant counts, each on a fresh local apiserver (LOADTEST_N overrides with one size).")
+	fs.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "Run against this cluster instead of a local apiserver (one size only).")
+	fs.StringVar(&opts.Mode, "mode", opts.Mode, "How flux-kcl-controller runs: all-in-one (one process), split (four processes and NATS) or in-process.")
+	fs.StringVar(&opts.BinDir, "bin-dir", opts.BinDir, "Folder of the make build binaries.")
+	fs.StringSliceVar(&opts.ControllerArgs, "controller-arg", opts.ControllerArgs, "Extra flag for the all-in-one process (repeatable).")
+	fs.StringVar(&opts.KustomizeController, "kustomize-controller", opts.KustomizeController, "kustomize-controller binary (hack/loadtest/build.sh); empty skips the reference side.")
+	fs.StringVar(&opts.KustomizeCRDs, "kustomize-crds", opts.KustomizeCRDs, "Folder with the Kustomization CRD (hack/loadtest/crds.sh).")
+	fs.IntVar(&opts.PolicyChanges, "policy-changes", opts.PolicyChanges, "ImagePolicies moved one after the other.")
+	fs.IntVar(&opts.SourceChanges, "source-changes", opts.SourceChanges, "Sources given a new revision one after the other.")
+	fs.DurationVar(&opts.SteadyWindow, "steady-window", opts.SteadyWindow, "Quiet window measured; 0 skips it.")
+	fs.IntSliceVar(&opts.ScaleOutWorkers, "scaleout-workers", opts.ScaleOutWorkers, "Compiler worker counts compared; empty skips the scale-out.")
+	fs.IntVar(&opts.ScaleOutCompiles, "scaleout-compiles", opts.ScaleOutCompiles, "Distinct programs compiled per worker count.")
+	fs.IntVar(&opts.WorkerGOMAXPROCS, "worker-gomaxprocs", opts.WorkerGOMAXPROCS, "GOMAXPROCS of each scale-out compiler process (a one-CPU pod); 0 leaves Go's default.")
+	fs.DurationVar(&opts.SyncTimeout, "sync-timeout", opts.SyncTimeout, "Bound of one first sync.")
+	fs.DurationVar(&opts.ChangeTimeout, "change-timeout", opts.ChangeTimeout, "Bound of one policy or source change.")
+	fs.StringVar(&opts.OutDir, "out", opts.OutDir, "Folder for report.json, the SVG charts and the processes' logs.")
+	pflag.Parse()
+	if v := os.Getenv("LOADTEST_N"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("LOADTEST_N=%q is not a positive number", v)
+		}
+		opts.Sizes = []int{n}
+	}
+	ctrllog.SetLogger(logr.Discard()) // the harness's clients; the processes log to files
+	start := time.Now()
+	opts.Logf = func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "[%6.1fs] %s\n", time.Since(start).Seconds(), fmt.Sprintf(format, args...))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	r, err := driver.Run(ctx, opts)
+	if r != nil {
+		fmt.Println()
+		r.PrintTable(os.Stdout)
+		fmt.Printf("\nreport: %s/report.json, %s/first-sync.svg, %s/latency.svg\n", opts.OutDir, opts.OutDir, opts.OutDir)
+	}
+	return err
+}

@@ -1,0 +1,312 @@
+// Package report holds what a load-test run measured, and writes it as a table, a JSON file
+// and SVG charts (the first-sync curves and the latency distributions).
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/procstat"
+)
+
+// Report is one run of the driver.
+type Report struct {
+	Started time.Time `json:"started"`
+	// Mode is how flux-kcl-controller ran: "in-process", "all-in-one" (one child process) or
+	// "split" (watcher, applier, compiler, resolver processes and NATS).
+	Mode     string       `json:"mode"`
+	CPUs     int          `json:"cpus"`
+	Sizes    []Size       `json:"sizes"`
+	ScaleOut []ScaleOut   `json:"scaleOut,omitempty"`
+	Faults   []FaultCheck `json:"faults,omitempty"`
+	Notes    []string     `json:"notes,omitempty"`
+}
+
+// Size is everything measured with N tenants on each side.
+type Size struct {
+	N         int        `json:"n"`
+	KCL       FirstSync  `json:"kclFirstSync"`
+	Kustomize *FirstSync `json:"kustomizeFirstSync,omitempty"`
+	// FirstSyncRatio is Kustomize.Seconds / KCL.Seconds (how many times faster KCLRuns are).
+	FirstSyncRatio float64 `json:"firstSyncRatio,omitempty"`
+
+	Policy Latency `json:"policyLatency"`
+	Source Latency `json:"sourceLatency"`
+	Steady *Steady `json:"steady,omitempty"`
+
+	// Memory is the peak RSS (VmHWM) of each flux-kcl-controller process, and of the
+	// apiserver and etcd, at the end of the KCL scenarios.
+	Memory map[string]procstat.Memory `json:"memory,omitempty"`
+	// KustomizeMemory is kustomize-controller's after its first sync.
+	KustomizeMemory *procstat.Memory `json:"kustomizeMemory,omitempty"`
+	// MemoryRatio is kustomize-controller's peak over flux-kcl-controller's (all processes).
+	MemoryRatio float64 `json:"memoryRatio,omitempty"`
+}
+
+// FirstSync is the time from creating N runners until all are Ready.
+type FirstSync struct {
+	N       int     `json:"n"`
+	Ready   int     `json:"ready"`
+	Seconds float64 `json:"seconds"`
+	// Curve is the ready count over time (seconds since the first create).
+	Curve []Point `json:"curve"`
+}
+
+// Latency is a distribution of latencies in seconds.
+type Latency struct {
+	Samples []float64 `json:"samples"`
+	// Missed counts changes that did not arrive before the scenario's deadline.
+	Missed int     `json:"missed"`
+	P50    float64 `json:"p50"`
+	P95    float64 `json:"p95"`
+	P99    float64 `json:"p99"`
+	Max    float64 `json:"max"`
+}
+
+// NewLatency sorts samples and computes the percentiles.
+func NewLatency(samples []float64, missed int) Latency {
+	s := append([]float64(nil), samples...)
+	sort.Float64s(s)
+	l := Latency{Samples: s, Missed: missed}
+	if len(s) > 0 {
+		l.P50, l.P95, l.P99, l.Max = quantile(s, 0.50), quantile(s, 0.95), quantile(s, 0.99), s[len(s)-1]
+	}
+	return l
+}
+
+// quantile is the nearest-rank quantile of sorted samples.
+func quantile(sorted []float64, q float64) float64 {
+	i := int(float64(len(sorted))*q+0.999999) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// Steady is a window with nothing changing.
+type Steady struct {
+	WindowSeconds float64 `json:"windowSeconds"`
+	// CompilesPerMinute counts engine runs and cache answers together.
+	CompilesPerMinute float64 `json:"compilesPerMinute"`
+	// AppliedPerMinute counts applier reconciles that wrote objects.
+	AppliedPerMinute float64 `json:"appliedPerMinute"`
+	// ObjectWritesPerMinute are apiserver writes (create, update, patch, apply, delete) to
+	// the tenants' kinds, KCLRun status included, from the apiserver's own metrics.
+	ObjectWritesPerMinute float64 `json:"objectWritesPerMinute"`
+	// WritesPerMinuteByVerb are all apiserver writes but leases and events, by verb.
+	WritesPerMinuteByVerb map[string]float64 `json:"writesPerMinuteByVerb"`
+	// CPUSecondsPerMinute is CPU time per minute of wall time by process.
+	CPUSecondsPerMinute map[string]float64 `json:"cpuSecondsPerMinute"`
+}
+
+// ScaleOut is compile throughput with a number of separate compiler processes.
+type ScaleOut struct {
+	Workers        int     `json:"workers"`
+	Compiles       int     `json:"compiles"`
+	Seconds        float64 `json:"seconds"`
+	CompilesPerSec float64 `json:"compilesPerSecond"`
+	Speedup        float64 `json:"speedup"`
+}
+
+// FaultCheck is one fault scenario's outcome.
+type FaultCheck struct {
+	Name      string  `json:"name"`
+	Converged bool    `json:"converged"`
+	Seconds   float64 `json:"seconds"`
+	Detail    string  `json:"detail,omitempty"`
+}
+
+// Write writes report.json, first-sync.svg and latency.svg into dir.
+func (r *Report) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating report dir: %w", err)
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding report: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	for name, chart := range map[string]Chart{"first-sync.svg": r.FirstSyncChart(), "latency.svg": r.LatencyChart()} {
+		if err := writeChart(filepath.Join(dir, name), chart); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeChart(path string, c Chart) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := c.WriteSVG(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// FirstSyncChart plots the share of Ready runners over time, per size and side.
+func (r *Report) FirstSyncChart() Chart {
+	c := Chart{Title: "First sync: Ready over time", XLabel: "seconds since the runners were created", YLabel: "Ready (%)", YMax: 100}
+	for _, s := range r.Sizes {
+		c.Series = append(c.Series, Series{Name: fmt.Sprintf("KCLRun N=%d", s.N), Points: percent(s.KCL)})
+		if s.Kustomize != nil {
+			c.Series = append(c.Series, Series{Name: fmt.Sprintf("Kustomization N=%d", s.N), Points: percent(*s.Kustomize), Dashed: true})
+		}
+	}
+	return c
+}
+
+func percent(f FirstSync) []Point {
+	// A step line: the count holds until the next runner becomes Ready.
+	pts := make([]Point, 0, 2*len(f.Curve))
+	prev := 0.0
+	for _, p := range f.Curve {
+		y := 100 * p.Y / float64(max(f.N, 1))
+		pts = append(pts, Point{X: p.X, Y: prev}, Point{X: p.X, Y: y})
+		prev = y
+	}
+	return pts
+}
+
+// LatencyChart plots the cumulative distributions of the policy and source latencies.
+func (r *Report) LatencyChart() Chart {
+	c := Chart{Title: "Change → object updated: cumulative distribution", XLabel: "latency (ms)", YLabel: "changes applied (%)", YMax: 100}
+	for _, s := range r.Sizes {
+		c.Series = append(c.Series,
+			Series{Name: fmt.Sprintf("ImagePolicy N=%d", s.N), Points: cdf(s.Policy)},
+			Series{Name: fmt.Sprintf("new revision N=%d", s.N), Points: cdf(s.Source), Dashed: true})
+	}
+	return c
+}
+
+func cdf(l Latency) []Point {
+	total := len(l.Samples) + l.Missed
+	pts := []Point{{X: 0, Y: 0}}
+	for i, v := range l.Samples {
+		pts = append(pts, Point{X: v * 1000, Y: 100 * float64(i) / float64(total)}, Point{X: v * 1000, Y: 100 * float64(i+1) / float64(total)})
+	}
+	return pts
+}
+
+// PrintTable writes the human-readable summary.
+func (r *Report) PrintTable(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(w, "flux-kcl-controller load test (%s, %d CPUs, %s)\n\n", r.Mode, r.CPUs, r.Started.Format(time.RFC3339))
+	fmt.Fprintln(tw, "N\tKCLRun sync\tKustomization sync\tratio\tpolicy p50/p95/p99 ms\tsource p50/p99 ms\tfkc peak MiB\tkc peak MiB\tmem ratio\t")
+	for _, s := range r.Sizes {
+		kust, ratio, kcMem, memRatio := "-", "-", "-", "-"
+		if s.Kustomize != nil {
+			kust = syncCell(*s.Kustomize)
+			ratio = fmt.Sprintf("%.1f×", s.FirstSyncRatio)
+		}
+		if s.KustomizeMemory != nil {
+			kcMem = mib(s.KustomizeMemory.PeakBytes)
+			memRatio = fmt.Sprintf("%.2f", s.MemoryRatio)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.N, syncCell(s.KCL), kust, ratio,
+			fmt.Sprintf("%.0f/%.0f/%.0f%s", s.Policy.P50*1000, s.Policy.P95*1000, s.Policy.P99*1000, missed(s.Policy)),
+			fmt.Sprintf("%.0f/%.0f%s", s.Source.P50*1000, s.Source.P99*1000, missed(s.Source)),
+			mib(controllerPeak(s.Memory)), kcMem, memRatio)
+	}
+	tw.Flush()
+
+	for _, s := range r.Sizes {
+		if len(s.Memory) > 0 {
+			fmt.Fprintf(w, "\npeak RSS at N=%d:", s.N)
+			for _, name := range sortedKeys(s.Memory) {
+				fmt.Fprintf(w, " %s %s MiB;", name, mib(s.Memory[name].PeakBytes))
+			}
+			fmt.Fprintln(w)
+		}
+		if st := s.Steady; st != nil {
+			fmt.Fprintf(w, "steady state at N=%d over %.0fs, per minute: %.1f compiles, %.1f applied reconciles, %.1f object writes;",
+				s.N, st.WindowSeconds, st.CompilesPerMinute, st.AppliedPerMinute, st.ObjectWritesPerMinute)
+			for _, v := range sortedKeys(st.WritesPerMinuteByVerb) {
+				fmt.Fprintf(w, " %s %.1f", v, st.WritesPerMinuteByVerb[v])
+			}
+			fmt.Fprint(w, "; CPU s/min:")
+			for _, p := range sortedKeys(st.CPUSecondsPerMinute) {
+				fmt.Fprintf(w, " %s %.2f", p, st.CPUSecondsPerMinute[p])
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(r.ScaleOut) > 0 {
+		fmt.Fprintln(w, "\ncompile throughput (distinct programs, no cache hits):")
+		for _, s := range r.ScaleOut {
+			fmt.Fprintf(w, "  %d worker(s): %.1f compiles/s (%d in %.1fs), %.2f× one worker\n", s.Workers, s.CompilesPerSec, s.Compiles, s.Seconds, s.Speedup)
+		}
+	}
+	if len(r.Faults) > 0 {
+		fmt.Fprintln(w, "\nfault scenarios:")
+		for _, f := range r.Faults {
+			fmt.Fprintf(w, "  %s: converged=%v in %.1fs %s\n", f.Name, f.Converged, f.Seconds, f.Detail)
+		}
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+}
+
+func syncCell(f FirstSync) string {
+	if f.Ready < f.N {
+		return fmt.Sprintf("%.1fs (%d/%d Ready)", f.Seconds, f.Ready, f.N)
+	}
+	return fmt.Sprintf("%.1fs", f.Seconds)
+}
+
+func missed(l Latency) string {
+	if l.Missed > 0 {
+		return fmt.Sprintf(" (%d missed)", l.Missed)
+	}
+	return ""
+}
+
+// controllerPeak adds the peaks of flux-kcl-controller's own processes (not the apiserver's,
+// etcd's or NATS's when NATS runs in the driver).
+func controllerPeak(m map[string]procstat.Memory) int64 {
+	var total int64
+	for name, v := range m {
+		if name != "kube-apiserver" && name != "etcd" {
+			total += v.PeakBytes
+		}
+	}
+	return total
+}
+
+// ControllerPeak is the summed peak RSS of flux-kcl-controller's processes.
+func (s Size) ControllerPeak() int64 { return controllerPeak(s.Memory) }
+
+func mib(b int64) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", float64(b)/(1<<20))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Summary is a one-line description of a size, for logs.
+func (s Size) Summary() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "N=%d KCLRuns Ready in %.1fs", s.N, s.KCL.Seconds)
+	if s.Kustomize != nil {
+		fmt.Fprintf(&b, ", Kustomizations in %.1fs (%.1f×)", s.Kustomize.Seconds, s.FirstSyncRatio)
+	}
+	return b.String()
+}

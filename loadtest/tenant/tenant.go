@@ -1,0 +1,159 @@
+// Package tenant generates the load test's applications: one KCL program per tenant (a schema
+// rendering a ConfigMap, a Deployment and a Service, with one $imagepolicy marker), and the
+// plain YAML its kustomize-controller twin applies — rendered by the project's own KCL engine
+// from the twin's program, so both sides apply the same objects.
+//
+// Every tenant's program differs (names, labels, settings), so no compile is ever answered
+// from another tenant's cache.
+package tenant
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl"
+)
+
+// Side tells which controller a tenant's namespace belongs to.
+type Side string
+
+const (
+	// KCL tenants are KCLRuns reconciled by flux-kcl-controller.
+	KCL Side = "kcl"
+	// Kustomize tenants are Kustomizations reconciled by Flux's kustomize-controller.
+	Kustomize Side = "kust"
+)
+
+// Tenant is one application of the load test.
+type Tenant struct {
+	Index int
+	Side  Side
+}
+
+// Namespace holds the tenant's source, runner and objects.
+func (t Tenant) Namespace() string { return fmt.Sprintf("lt-%s-%04d", t.Side, t.Index) }
+
+// Name names the source, the KCLRun or Kustomization, and the ImagePolicy.
+const Name = "web"
+
+// ImageRepository is the image the tenant's Deployment runs; policies move only its tag.
+func (t Tenant) ImageRepository() string {
+	return fmt.Sprintf("registry.example/tenant-%04d/web", t.Index)
+}
+
+// Image is the image reference with tag.
+func (t Tenant) Image(tag string) string { return t.ImageRepository() + ":" + tag }
+
+// ProgramFile is the program's file name inside the artifact.
+const ProgramFile = "main.k"
+
+// Program is the tenant's KCL source at a revision (a word such as "r1" that ends up in the
+// ConfigMap, so a new artifact revision changes an object) with the image pinned to tag.
+func (t Tenant) Program(revision, tag string) string {
+	return fmt.Sprintf(program, t.Namespace(), t.Image(tag), t.Namespace(), t.Index, revision, t.Index)
+}
+
+// The marker follows the image literal; the check block keeps the schema honest.
+const program = `import manifests
+
+schema App:
+    """One tenant's web application: a Deployment, its Service and its settings."""
+    name: str
+    namespace: str
+    image: str
+    replicas: int = 2
+    port: int = 8080
+    settings: {str:str} = {}
+
+    check:
+        replicas >= 1, "at least one replica"
+        1 <= port <= 65535
+
+app = App {
+    name = "web"
+    namespace = %[1]q
+    image = %[2]q  # {"$imagepolicy": "%[3]s:web"}
+    settings = {
+        TENANT = "%04[4]d"
+        REVISION = %[5]q
+    }
+}
+
+_labels = {"app.kubernetes.io/name" = app.name, "app.kubernetes.io/instance" = "tenant-%04[6]d"}
+
+manifests.yaml_stream([
+    {
+        apiVersion = "v1"
+        kind = "ConfigMap"
+        metadata = {name = app.name + "-settings", namespace = app.namespace, labels = _labels}
+        data = app.settings
+    }
+    {
+        apiVersion = "apps/v1"
+        kind = "Deployment"
+        metadata = {name = app.name, namespace = app.namespace, labels = _labels}
+        spec = {
+            replicas = app.replicas
+            selector.matchLabels = _labels
+            template = {
+                metadata.labels = _labels
+                spec.containers = [{
+                    name = app.name
+                    image = app.image
+                    ports = [{containerPort = app.port, name = "http"}]
+                    envFrom = [{configMapRef.name = app.name + "-settings"}]
+                }]
+            }
+        }
+    }
+    {
+        apiVersion = "v1"
+        kind = "Service"
+        metadata = {name = app.name, namespace = app.namespace, labels = _labels}
+        spec = {
+            selector = _labels
+            ports = [{name = "http", port = 80, targetPort = "http"}]
+        }
+    }
+])
+`
+
+// ConfigMapName is the name of the object that carries the revision.
+const ConfigMapName = "web-settings"
+
+// RevisionKey is the ConfigMap key holding the revision.
+const RevisionKey = "REVISION"
+
+// Files is the artifact content of a tenant at a revision: for a KCL tenant its program, for
+// a kustomize twin the YAML that program renders (no kustomization.yaml: kustomize-controller
+// generates one, as for any plain-YAML repository).
+func (t Tenant) Files(ctx context.Context, revision, tag string) (map[string]string, error) {
+	src := t.Program(revision, tag)
+	if t.Side == KCL {
+		return map[string]string{ProgramFile: src}, nil
+	}
+	yaml, err := Render(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("rendering the twin of tenant %d: %w", t.Index, err)
+	}
+	return map[string]string{"app.yaml": string(yaml)}, nil
+}
+
+// Render runs a program with the project's KCL engine and returns its YAML.
+func Render(ctx context.Context, src string) ([]byte, error) {
+	dir, err := os.MkdirTemp("", "loadtest-render-")
+	if err != nil {
+		return nil, fmt.Errorf("creating a work dir: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	res, err := kcl.Run(ctx, kcl.Options{
+		WorkDir:       dir,
+		Files:         []string{ProgramFile},
+		FileOverrides: map[string][]byte{ProgramFile: []byte(src)},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("running the KCL engine: %w", err)
+	}
+	return res.YAML, nil
+}

@@ -1,0 +1,36 @@
+package tenant
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestTwinRendersTheSameObjectsInItsOwnNamespace(t *testing.T) {
+	ctx := context.Background()
+	kcl := Tenant{Index: 7, Side: KCL}
+	twin := Tenant{Index: 7, Side: Kustomize}
+	a, err := Render(ctx, kcl.Program("r1", "1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := twin.Files(ctx, "r1", "1.0.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := files["app.yaml"]
+	if got := strings.ReplaceAll(string(a), kcl.Namespace(), twin.Namespace()); got != b {
+		t.Errorf("twin differs beyond the namespace:\n%s\n---- vs ----\n%s", got, b)
+	}
+	for _, want := range []string{"kind: ConfigMap", "kind: Deployment", "kind: Service", "image: registry.example/tenant-0007/web:1.0.0", "REVISION: r1", "namespace: lt-kust-0007"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("rendered YAML lacks %q:\n%s", want, b)
+		}
+	}
+}
+
+func TestProgramsDifferAcrossTenants(t *testing.T) {
+	if (Tenant{Index: 1, Side: KCL}).Program("r1", "1.0.0") == (Tenant{Index: 2, Side: KCL}).Program("r1", "1.0.0") {
+		t.Error("two tenants share a program; compiles would hit the cache")
+	}
+}

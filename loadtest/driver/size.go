@@ -378,4 +378,3 @@ func apiserverPIDs() map[string]int {
 	}
 	return pids
 }
-

@@ -1,6 +1,67 @@
+{{/* The image of a binary: <registry>/<binary>:<tag or appVersion>. */}}
 {{- define "fkc.image" -}}
 {{ .root.Values.image.registry }}/{{ .name }}:{{ .root.Values.image.tag | default .root.Chart.AppVersion }}
 {{- end -}}
+
+{{/* The NATS URL the watcher and the applier use. */}}
 {{- define "fkc.natsURL" -}}
 {{ .Values.nats.url | default (printf "nats://kcl-nats.%s.svc:4222" .Release.Namespace) }}
+{{- end -}}
+
+{{/* Labels on every object of the release. */}}
+{{- define "fkc.labels" -}}
+app.kubernetes.io/part-of: flux-kcl-controller
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ .Chart.Name }}-{{ .Chart.Version | replace "+" "_" }}
+{{- end -}}
+
+{{/* Pod-level hardening shared by every pod. */}}
+{{- define "fkc.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 65532
+runAsGroup: 65532
+fsGroup: 65532
+seccompProfile: {type: RuntimeDefault}
+{{- end -}}
+
+{{/* Container-level hardening shared by every container. */}}
+{{- define "fkc.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+privileged: false
+capabilities: {drop: ["ALL"]}
+{{- end -}}
+
+{{/* GOMEMLIMIT follows the container's memory limit, so the GC works before the OOM killer. */}}
+{{- define "fkc.goEnv" -}}
+- name: GOMEMLIMIT
+  valueFrom:
+    resourceFieldRef: {resource: limits.memory}
+{{- end -}}
+
+{{/* Scheduling: the service's own value, else the chart-wide default. */}}
+{{- define "fkc.scheduling" -}}
+{{- with (.svc.nodeSelector | default .root.Values.nodeSelector) }}
+nodeSelector: {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with (.svc.affinity | default .root.Values.affinity) }}
+affinity: {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with (.svc.tolerations | default .root.Values.tolerations) }}
+tolerations: {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .root.Values.imagePullSecrets }}
+imagePullSecrets: {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* Probes on the health endpoint every service serves (/healthz, /readyz on :9440). */}}
+{{- define "fkc.probes" -}}
+livenessProbe:
+  httpGet: {path: /healthz, port: healthz}
+  periodSeconds: 20
+readinessProbe:
+  httpGet: {path: /readyz, port: healthz}
+  periodSeconds: 10
 {{- end -}}

@@ -82,7 +82,7 @@ func (d *demo) printDeployments() error {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	fmt.Printf("  $ kubectl get deployments -n %s\n  %-22s %s\n", namespace, "NAME", "IMAGES")
+	fmt.Printf("  $ kubectl get deployments -n %s   (stored only: no kubelet runs here, no pods start)\n  %-22s %s\n", namespace, "NAME", "IMAGES")
 	for _, name := range names {
 		fmt.Printf("  %-22s %s\n", name, images[name])
 	}

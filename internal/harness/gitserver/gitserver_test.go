@@ -19,6 +19,9 @@ func TestMain(m *testing.M) {
 
 func startServer(t *testing.T) *gitserver.Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: runs git and an HTTP server")
+	}
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

@@ -147,7 +147,7 @@ func TestResolveTransitiveHigherVersionWins(t *testing.T) {
 		"helper/a.k": "",
 	})
 	git := writeTree(t, map[string]string{
-		"kcl.mod":       "[package]\nname = \"monorepo\"\n",
+		"kcl.mod":        "[package]\nname = \"monorepo\"\n",
 		"pkgs/x/kcl.mod": "[package]\nname = \"x\"\nversion = \"0.3.0\"\n",
 	})
 	program := writeTree(t, map[string]string{
@@ -155,9 +155,9 @@ func TestResolveTransitiveHigherVersionWins(t *testing.T) {
 			"x = { git = \"https://git.example/mono.git\", branch = \"main\", package = \"x\" }\n",
 	})
 	f := fakeFetcher{
-		"oci://ghcr.io/kcl-lang/base:1.2":  base1,
-		"oci://ghcr.io/kcl-lang/base:1.10": base2,
-		"oci://reg.example/team/lib:0.1.0": lib,
+		"oci://ghcr.io/kcl-lang/base:1.2":   base1,
+		"oci://ghcr.io/kcl-lang/base:1.10":  base2,
+		"oci://reg.example/team/lib:0.1.0":  lib,
 		"https://git.example/mono.git@main": git,
 	}
 	res, err := Resolve(context.Background(), program, Options{Fetcher: f})

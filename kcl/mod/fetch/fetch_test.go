@@ -193,7 +193,9 @@ func TestMissingPackageAndUnreachableRegistry(t *testing.T) {
 	}
 	closed := lis.Addr().String()
 	lis.Close()
-	store = newStore(t, reg, func(o *fetch.Options) { o.Mirrors = []fetch.Mirror{{From: "ghcr.io/kcl-lang", To: closed + "/kcl-lang"}} })
+	store = newStore(t, reg, func(o *fetch.Options) {
+		o.Mirrors = []fetch.Mirror{{From: "ghcr.io/kcl-lang", To: closed + "/kcl-lang"}}
+	})
 	_, err = mod.Resolve(context.Background(), dir, mod.Options{Fetcher: store.Session(nil)})
 	if err == nil || errors.Is(err, fetch.ErrNotFound) || !strings.Contains(err.Error(), closed) {
 		t.Fatalf("unreachable: got %v", err)

@@ -46,26 +46,36 @@ func startProcess(tb testing.TB) (*kube.Env, *artifactserver.Server, *Process) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 	env := kube.StartT(tb)
 	artifacts := artifactserver.StartT(tb)
+	// The defaults but the HTTP endpoints: NATS and the workers stay in-process, which
+	// every test checks by the process's listening sockets, at start and at the end.
 	cfg := DefaultConfig()
-	cfg.NATSAddr, cfg.NATSStoreDir = "", tb.TempDir()
+	cfg.NATSStoreDir = tb.TempDir()
 	cfg.MetricsAddr, cfg.HealthAddr = "", ""
 	proc, err := New(cfg, Deps{RestConfig: env.Config, Logger: logr.Discard()})
 	if err != nil {
 		tb.Fatal(err)
 	}
+	listening := listeningSockets(tb)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- proc.Run(ctx) }()
 	tb.Cleanup(func() {
+		opened := newListeners(tb, listening)
 		cancel()
 		if err := <-done; err != nil {
 			tb.Errorf("all-in-one: %v", err)
+		}
+		if len(opened) > 0 {
+			tb.Errorf("the all-in-one process opened ports: %v", opened)
 		}
 	})
 	select {
 	case <-proc.Started():
 	case err := <-done:
 		tb.Fatalf("all-in-one stopped before starting: %v", err)
+	}
+	if opened := newListeners(tb, listening); len(opened) > 0 {
+		tb.Errorf("the all-in-one process opened ports: %v", opened)
 	}
 	return env, artifacts, proc
 }

@@ -42,7 +42,7 @@ func DefaultConfig() Config {
 		Applier:      applier.DefaultConfig(),
 		Compiler:     compiler.DefaultConfig(),
 		Resolver:     resolver.DefaultConfig(),
-		NATSAddr:     "127.0.0.1:4222",
+		NATSAddr:     "", // in-process only: no port unless asked for
 		NATSStoreDir: "",
 		MetricsAddr:  ":8080",
 		HealthAddr:   ":9440",
@@ -53,12 +53,13 @@ func DefaultConfig() Config {
 // metrics and one health endpoint, no gRPC listeners, no worker addresses.
 var ownFlags = map[string]bool{
 	"metrics-addr": true, "health-addr": true, "grpc-addr": true,
+	"grpc-tls-cert-file": true, "grpc-tls-key-file": true, "grpc-tls-ca-file": true,
 }
 
 // BindFlags registers the process's flags and every service's flags; a flag
 // several services share (--concurrent) sets all of them.
 func (c *Config) BindFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&c.NATSAddr, "nats-addr", c.NATSAddr, "Address the embedded NATS server listens on for outside clients; empty listens nowhere, port 0 picks one.")
+	fs.StringVar(&c.NATSAddr, "nats-addr", c.NATSAddr, "Address the embedded NATS server also listens on for outside clients (no authentication: keep it on loopback); empty, the default, keeps NATS in-process. Port 0 picks one.")
 	fs.StringVar(&c.NATSStoreDir, "nats-store-dir", c.NATSStoreDir, "Folder of the embedded JetStream store; empty uses a temporary folder.")
 	fs.BoolVar(&c.NATSLog, "nats-log", c.NATSLog, "Log the embedded NATS server's messages.")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "The address the metric endpoint of all services binds to; empty disables it.")

@@ -17,6 +17,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/tlsfiles"
 )
 
 // Worker is what a worker service gives to be served.
@@ -32,6 +34,10 @@ type Worker struct {
 	MetricsAddr string
 	// HealthAddr serves /healthz and /readyz; empty serves none.
 	HealthAddr string
+	// TLS serves gRPC over TLS with these files (re-read when they change), requiring
+	// client certificates signed by TLS.CAFile when it is set; zero serves plaintext.
+	// Probes use HealthAddr over plain HTTP, so they need no client certificate.
+	TLS tlsfiles.Files
 }
 
 // gracePeriod bounds how long in-flight calls may finish after the context ends.
@@ -41,7 +47,16 @@ const gracePeriod = 10 * time.Second
 func Serve(ctx context.Context, lis net.Listener, w Worker) error {
 	g, ctx := errgroup.WithContext(ctx)
 	if lis != nil {
-		srv := grpc.NewServer(w.ServerOptions...)
+		opts := w.ServerOptions
+		if w.TLS.Enabled() {
+			creds, err := serverCredentials(w.TLS)
+			if err != nil {
+				_ = lis.Close()
+				return err
+			}
+			opts = append(opts[:len(opts):len(opts)], grpc.Creds(creds))
+		}
+		srv := grpc.NewServer(opts...)
 		w.Register(srv)
 		healthpb.RegisterHealthServer(srv, w.Health)
 		g.Go(func() error {

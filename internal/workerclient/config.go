@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/tlsfiles"
 )
 
 // Config holds the client's flags.
@@ -25,6 +27,13 @@ type Config struct {
 	MaxMessageBytes int
 	// KeepaliveTime pings an idle connection so a vanished replica is noticed.
 	KeepaliveTime time.Duration
+	// TLS dials the workers over mutual TLS: this client's certificate and key, and the
+	// CA the workers' certificates must chain to; re-read when the files change. Zero
+	// dials plaintext.
+	TLS tlsfiles.Files
+	// TLSServerName is the name the workers' certificates must hold; empty uses the
+	// host of each address (kcl-compiler for dns:///kcl-compiler:9090).
+	TLSServerName string
 }
 
 // DefaultConfig is the configuration the flags start from.
@@ -43,4 +52,6 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.CompilerAddr, "compiler-addr", c.CompilerAddr, "The gRPC target of the compiler workers (dns:///name:port, host:port or a comma-separated list).")
 	fs.StringVar(&c.ResolverAddr, "resolver-addr", c.ResolverAddr, "The gRPC target of the resolver workers (dns:///name:port, host:port or a comma-separated list).")
 	fs.IntVar(&c.MaxAttempts, "worker-max-attempts", c.MaxAttempts, "The attempts of one worker call on UNAVAILABLE, each on another replica when there are several.")
+	c.TLS.BindFlags(fs, "grpc-tls", "PEM CA bundle the workers' certificates must chain to; with --grpc-tls-cert-file and --grpc-tls-key-file the workers are dialled over mutual TLS.")
+	fs.StringVar(&c.TLSServerName, "grpc-tls-server-name", c.TLSServerName, "The name the workers' certificates must hold; empty uses the host of --compiler-addr and --resolver-addr.")
 }

@@ -74,6 +74,13 @@ func dial(target string, cfg Config) (*grpc.ClientConn, error) {
 		return nil, fmt.Errorf("empty target")
 	}
 	opts := dialOptions(cfg, serviceConfig(cfg.MaxAttempts))
+	if cfg.TLS.Enabled() {
+		creds, err := clientCredentials(cfg)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, grpc.WithTransportCredentials(creds))
+	}
 	switch {
 	case strings.Contains(target, ","):
 		// A fixed list: a manual resolver hands every address to round_robin.

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
+	"github.com/kcl-lang/flux-kcl-controller/internal/tlsfiles"
 )
 
 // Config holds the compiler's flags.
@@ -18,6 +21,9 @@ type Config struct {
 	MetricsAddr string
 	// HealthAddr serves /healthz and /readyz for HTTP probes; empty disables it.
 	HealthAddr string
+	// TLS serves gRPC over mutual TLS (--grpc-tls-cert-file, --grpc-tls-key-file,
+	// --grpc-tls-ca-file); zero serves plaintext.
+	TLS tlsfiles.Files
 
 	// Concurrent bounds the engine runs in flight on this worker; more wait.
 	Concurrent int
@@ -56,6 +62,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.GRPCAddr, "grpc-addr", c.GRPCAddr, "The address the gRPC server binds to; empty disables it.")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "The address the metric endpoint binds to; empty disables it.")
 	fs.StringVar(&c.HealthAddr, "health-addr", c.HealthAddr, "The address the health endpoint binds to; empty disables it.")
+	grpcworker.BindTLSFlags(fs, &c.TLS)
 	fs.IntVar(&c.Concurrent, "concurrent", c.Concurrent, "The number of concurrent compilations.")
 	fs.DurationVar(&c.CompileTimeout, "compile-timeout", c.CompileTimeout, "The maximum duration of one compilation (requests may ask for less).")
 	fs.Int64Var(&c.MaxOutputBytes, "max-output-bytes", c.MaxOutputBytes, "The maximum size of the YAML output of one compilation.")

@@ -10,6 +10,9 @@ package resolver
 
 import (
 	"github.com/spf13/pflag"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
+	"github.com/kcl-lang/flux-kcl-controller/internal/tlsfiles"
 )
 
 // Config holds the resolver's flags.
@@ -21,6 +24,9 @@ type Config struct {
 	MetricsAddr string
 	// HealthAddr serves /healthz and /readyz for HTTP probes; empty disables it.
 	HealthAddr string
+	// TLS serves gRPC over mutual TLS (--grpc-tls-cert-file, --grpc-tls-key-file,
+	// --grpc-tls-ca-file); zero serves plaintext.
+	TLS tlsfiles.Files
 	// Concurrent bounds the resolutions in flight on this worker; more wait.
 	Concurrent int
 	// ScanCacheEntries bounds the cache of scanned programs (markers by artifact
@@ -53,6 +59,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.GRPCAddr, "grpc-addr", c.GRPCAddr, "The address the gRPC server binds to; empty disables it.")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "The address the metric endpoint binds to; empty disables it.")
 	fs.StringVar(&c.HealthAddr, "health-addr", c.HealthAddr, "The address the health endpoint binds to; empty disables it.")
+	grpcworker.BindTLSFlags(fs, &c.TLS)
 	fs.IntVar(&c.Concurrent, "concurrent", c.Concurrent, "The number of concurrent resolutions.")
 	fs.IntVar(&c.ScanCacheEntries, "scan-cache-entries", c.ScanCacheEntries, "The number of scanned programs kept in memory; 0 disables the cache.")
 	fs.StringVar(&c.ArtifactCacheDir, "artifact-cache-dir", c.ArtifactCacheDir, "The folder caching unpacked artifacts by digest; empty uses a temporary folder.")

@@ -118,5 +118,6 @@ func (s *Service) worker() grpcworker.Worker {
 		Gatherer:      s.gatherer,
 		MetricsAddr:   s.cfg.MetricsAddr,
 		HealthAddr:    s.cfg.HealthAddr,
+		TLS:           s.cfg.TLS,
 	}
 }

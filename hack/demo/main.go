@@ -14,7 +14,7 @@
 // The controller runs in this process (internal/allinone), or, with
 // DEMO_CONTROLLER_BIN=bin/flux-kcl-controller, as that binary's all-in-one command in a child
 // process. Controller, source-controller and Git server logs go to files in a folder the demo
-// prints.
+// prints. TestDemo runs it to the last state in `make test` (skipped under -short).
 package main
 
 import (
@@ -76,10 +76,22 @@ var secondCommit = strings.NewReplacer(
 )
 
 func main() {
-	if err := run(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	opts := options{exitWhenDone: os.Getenv("DEMO_EXIT") == "1", controllerBin: os.Getenv("DEMO_CONTROLLER_BIN")}
+	if err := run(ctx, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
+}
+
+// options are the environment's settings.
+type options struct {
+	// exitWhenDone returns once the last state is reached (DEMO_EXIT=1).
+	exitWhenDone bool
+	// controllerBin runs this flux-kcl-controller binary rather than the controller in
+	// this process (DEMO_CONTROLLER_BIN).
+	controllerBin string
 }
 
 // demo is what run started, for the steps to share.
@@ -96,10 +108,10 @@ type demo struct {
 	controllerErr     error
 }
 
-func run() (err error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+// run runs the demo until the last state (opts.exitWhenDone) or until ctx ends.
+func run(ctx context.Context, opts options) (err error) {
+	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	exitWhenDone := os.Getenv("DEMO_EXIT") == "1"
 
 	logDir, err := os.MkdirTemp("", "flux-kcl-demo-logs-")
 	if err != nil {
@@ -171,7 +183,7 @@ func run() (err error) {
 	step("starting the all-in-one flux-kcl-controller")
 	var natsURL string
 	var done <-chan error
-	if bin := os.Getenv("DEMO_CONTROLLER_BIN"); bin != "" {
+	if bin := opts.controllerBin; bin != "" {
 		natsURL, done, err = execController(ctx, bin, env, controllerLog)
 	} else {
 		natsURL, done, err = startController(ctx, env, log)
@@ -204,7 +216,7 @@ func run() (err error) {
 		return err
 	}
 
-	if exitWhenDone {
+	if opts.exitWhenDone {
 		step("done (DEMO_EXIT=1)")
 		return nil
 	}

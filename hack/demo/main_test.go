@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,19 @@ import (
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/localbuild"
 )
+
+// The demo reaches its last state: what `make demo DEMO_EXIT=1` checks, on the real parts.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the demo starts an apiserver, source-controller and a Git server")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	if err := run(context.Background(), options{exitWhenDone: true}); err != nil {
+		t.Fatal(err)
+	}
+}
 
 // The demo applies what its README shows: a GitRepository polling every 30s and a
 // pruning KCLRun of it, in the demo namespace.

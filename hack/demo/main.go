@@ -80,6 +80,10 @@ func main() {
 	defer stop()
 	opts := options{exitWhenDone: os.Getenv("DEMO_EXIT") == "1", controllerBin: os.Getenv("DEMO_CONTROLLER_BIN")}
 	if err := run(ctx, opts); err != nil {
+		if ctx.Err() != nil { // Ctrl-C before the last state: not a failure of the demo
+			fmt.Fprintln(os.Stderr, "demo: interrupted")
+			os.Exit(130)
+		}
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}

@@ -58,6 +58,8 @@ type fleetOptions struct {
 	appliers int
 	// compilerArgs are added to every compiler's command line.
 	compilerArgs []string
+	// eventsAddr overrides the appliers' --events-addr (the fleet's receiver).
+	eventsAddr string
 }
 
 // fleet is one test's flux-kcl-controller: NATS, an artifact server, an events receiver,
@@ -137,6 +139,10 @@ func startFleet(t *testing.T, opts fleetOptions) *fleet {
 	}
 	t.Cleanup(f.events.Close)
 
+	eventsAddr := opts.eventsAddr
+	if eventsAddr == "" {
+		eventsAddr = f.events.URL()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var compilerAddrs []string
@@ -169,7 +175,7 @@ func startFleet(t *testing.T, opts fleetOptions) *fleet {
 			"--instance-name=" + fmt.Sprintf("applier-%d", i),
 			"--lease-ttl=" + leaseTTL.String(),
 			"--max-retry-backoff=" + maxRetryBackoff.String(),
-			"--events-addr=" + f.events.URL(),
+			"--events-addr=" + eventsAddr,
 			"--journal=" + f.journal,
 		}, fault.HTTPReady("http://"+health+"/readyz"))
 		f.appliers = append(f.appliers, p)
@@ -573,6 +579,18 @@ func (f *fleet) checkSettled() {
 			f.t.Fatalf("reconcile requests not settled: %v", err)
 		case <-time.After(200 * time.Millisecond):
 		}
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after convergeTimeout.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(convergeTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after %s", what, convergeTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

@@ -10,6 +10,7 @@ package faults
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -53,21 +54,20 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(bin)
+	// The apiserver starts while the services build.
 	start := time.Now()
-	if err := buildServices(bin); err != nil {
-		fmt.Fprintln(os.Stderr, "faults:", err)
-		return 1
-	}
-	fmt.Fprintf(os.Stderr, "faults: services built in %s\n", time.Since(start).Round(time.Millisecond))
-	suite.bin = bin
-
+	built := make(chan error, 1)
+	go func() { built <- buildServices(bin) }()
 	env, err := kube.Start(context.Background())
-	if err != nil {
+	if err == nil {
+		defer func() { _ = env.Stop() }()
+	}
+	if err = errors.Join(err, <-built); err != nil {
 		fmt.Fprintln(os.Stderr, "faults:", err)
 		return 1
 	}
-	defer func() { _ = env.Stop() }()
-	suite.env = env
+	fmt.Fprintf(os.Stderr, "faults: apiserver started and services built in %s\n", time.Since(start).Round(time.Millisecond))
+	suite.env, suite.bin = env, bin
 	return m.Run()
 }
 

@@ -32,6 +32,8 @@ type controller struct {
 	// metrics are the Prometheus endpoints by process name.
 	metrics map[string]string
 	stop    func()
+	// nats is the NATS server of split mode, which runs in the driver.
+	nats *natsserver.Server
 }
 
 // startKCL starts flux-kcl-controller in the configured mode and returns once it is ready.
@@ -118,7 +120,7 @@ func (d *driver) startSplit(ctx context.Context, kubeconfig string) (*controller
 		}
 		ns.Stop()
 	}
-	c := &controller{pids: map[string]int{}, metrics: map[string]string{}, stop: stopAll}
+	c := &controller{pids: map[string]int{}, metrics: map[string]string{}, stop: stopAll, nats: ns}
 	env := []string{"KUBECONFIG=" + kubeconfig}
 	grpcAddrs := map[string]string{}
 	for _, name := range []string{"compiler", "resolver", "applier", "watcher"} {

@@ -66,6 +66,13 @@ type Options struct {
 	// as a one-CPU pod would; 0 leaves the default.
 	WorkerGOMAXPROCS int
 
+	// Faults are fault scenarios run after the measurements (FaultArtifactServer,
+	// FaultNATS, FaultAPIServer); each changes FaultChanges sources during an outage of
+	// FaultOutage and reports the recovery time.
+	Faults       []string
+	FaultOutage  time.Duration
+	FaultChanges int
+
 	// SyncTimeout bounds a first sync; ChangeTimeout one change.
 	SyncTimeout   time.Duration
 	ChangeTimeout time.Duration
@@ -88,6 +95,9 @@ func DefaultOptions() Options {
 		ScaleOutWorkers:  []int{1, 2, 4},
 		ScaleOutCompiles: 400,
 		WorkerGOMAXPROCS: 1,
+		Faults:           []string{FaultArtifactServer, FaultNATS, FaultAPIServer},
+		FaultOutage:      10 * time.Second,
+		FaultChanges:     10,
 		SyncTimeout:      20 * time.Minute,
 		ChangeTimeout:    time.Minute,
 		OutDir:           "loadtest/out",
@@ -108,8 +118,8 @@ func (d *driver) logf(format string, args ...any) {
 
 // Run runs every scenario and writes the report into OutDir.
 func Run(ctx context.Context, opts Options) (*report.Report, error) {
-	if len(opts.Sizes) == 0 {
-		return nil, fmt.Errorf("no sizes to run")
+	if len(opts.Sizes) == 0 && len(opts.ScaleOutWorkers) == 0 {
+		return nil, fmt.Errorf("nothing to run: no sizes and no scale-out")
 	}
 	if opts.Kubeconfig != "" && len(opts.Sizes) > 1 {
 		return nil, fmt.Errorf("an existing cluster runs one size at a time, got %v", opts.Sizes)
@@ -155,6 +165,8 @@ type cluster struct {
 	cfg        *rest.Config
 	kubeconfig string
 	client     client.Client
+	// env is the apiserver the driver started (nil for an existing cluster).
+	env *kube.Env
 	// apiserverPIDs are kube-apiserver and etcd when the driver started them.
 	apiserverPIDs map[string]int
 	stop          func()
@@ -173,7 +185,7 @@ func (d *driver) startCluster(ctx context.Context) (*cluster, error) {
 		if err != nil {
 			return nil, err
 		}
-		cl.cfg, cl.kubeconfig, cl.stop = env.Config, env.Kubeconfig(), func() { _ = env.Stop() }
+		cl.env, cl.cfg, cl.kubeconfig, cl.stop = env, env.Config, env.Kubeconfig(), func() { _ = env.Stop() }
 	}
 	// The driver must not be the bottleneck: no client-side throttling.
 	cl.cfg = rest.CopyConfig(cl.cfg)

@@ -99,6 +99,11 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size) err
 		}
 	}
 	size.Memory = peaks(ctrl.pids, cl.apiserverPIDs)
+	if len(d.opts.Faults) > 0 {
+		if size.Faults, err = d.faults(ctx, cl, ctrl, ts, revisions); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

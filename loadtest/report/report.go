@@ -21,12 +21,11 @@ type Report struct {
 	Started time.Time `json:"started"`
 	// Mode is how flux-kcl-controller ran: "in-process", "all-in-one" (one child process) or
 	// "split" (watcher, applier, compiler, resolver processes and NATS).
-	Mode     string       `json:"mode"`
-	CPUs     int          `json:"cpus"`
-	Sizes    []Size       `json:"sizes"`
-	ScaleOut []ScaleOut   `json:"scaleOut,omitempty"`
-	Faults   []FaultCheck `json:"faults,omitempty"`
-	Notes    []string     `json:"notes,omitempty"`
+	Mode     string     `json:"mode"`
+	CPUs     int        `json:"cpus"`
+	Sizes    []Size     `json:"sizes"`
+	ScaleOut []ScaleOut `json:"scaleOut,omitempty"`
+	Notes    []string   `json:"notes,omitempty"`
 }
 
 // Size is everything measured with N tenants on each side.
@@ -44,6 +43,8 @@ type Size struct {
 	// Memory is the peak RSS (VmHWM) of each flux-kcl-controller process, and of the
 	// apiserver and etcd, at the end of the KCL scenarios.
 	Memory map[string]procstat.Memory `json:"memory,omitempty"`
+	// Faults are the fault scenarios run after the measurements.
+	Faults []FaultCheck `json:"faults,omitempty"`
 	// KustomizeMemory is kustomize-controller's after its first sync.
 	KustomizeMemory *procstat.Memory `json:"kustomizeMemory,omitempty"`
 	// MemoryRatio is kustomize-controller's peak over flux-kcl-controller's (all processes).
@@ -245,10 +246,12 @@ func (r *Report) PrintTable(w io.Writer) {
 			fmt.Fprintf(w, "  %d worker(s): %.1f compiles/s (%d in %.1fs), %.2f× one worker\n", s.Workers, s.CompilesPerSec, s.Compiles, s.Seconds, s.Speedup)
 		}
 	}
-	if len(r.Faults) > 0 {
-		fmt.Fprintln(w, "\nfault scenarios:")
-		for _, f := range r.Faults {
-			fmt.Fprintf(w, "  %s: converged=%v in %.1fs %s\n", f.Name, f.Converged, f.Seconds, f.Detail)
+	for _, s := range r.Sizes {
+		if len(s.Faults) > 0 {
+			fmt.Fprintf(w, "\nfault scenarios at N=%d (recovery: end of the fault → every changed source applied):\n", s.N)
+			for _, f := range s.Faults {
+				fmt.Fprintf(w, "  %s: converged=%v, recovery %.2fs (%s)\n", f.Name, f.Converged, f.Seconds, f.Detail)
+			}
 		}
 	}
 	for _, n := range r.Notes {

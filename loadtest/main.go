@@ -34,7 +34,7 @@ func main() {
 func run() error {
 	opts := driver.DefaultOptions()
 	fs := pflag.CommandLine
-	fs.IntSliceVar(&opts.Sizes, "sizes", opts.Sizes, "Tenant counts, each on a fresh local apiserver (LOADTEST_N overrides with one size).")
+	fs.IntSliceVar(&opts.Sizes, "sizes", opts.Sizes, "Tenant counts, each on a fresh local apiserver; 0 runs none (LOADTEST_N overrides with one size).")
 	fs.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "Run against this cluster instead of a local apiserver (one size only).")
 	fs.StringVar(&opts.Mode, "mode", opts.Mode, "How flux-kcl-controller runs: all-in-one (one process), split (four processes and NATS) or in-process.")
 	fs.StringVar(&opts.BinDir, "bin-dir", opts.BinDir, "Folder of the make build binaries.")
@@ -44,10 +44,10 @@ func run() error {
 	fs.IntVar(&opts.PolicyChanges, "policy-changes", opts.PolicyChanges, "ImagePolicies moved one after the other.")
 	fs.IntVar(&opts.SourceChanges, "source-changes", opts.SourceChanges, "Sources given a new revision one after the other.")
 	fs.DurationVar(&opts.SteadyWindow, "steady-window", opts.SteadyWindow, "Quiet window measured; 0 skips it.")
-	fs.IntSliceVar(&opts.ScaleOutWorkers, "scaleout-workers", opts.ScaleOutWorkers, "Compiler worker counts compared; empty skips the scale-out.")
+	fs.IntSliceVar(&opts.ScaleOutWorkers, "scaleout-workers", opts.ScaleOutWorkers, "Compiler worker counts compared; 0 skips the scale-out.")
 	fs.IntVar(&opts.ScaleOutCompiles, "scaleout-compiles", opts.ScaleOutCompiles, "Distinct programs compiled per worker count.")
 	fs.IntVar(&opts.WorkerGOMAXPROCS, "worker-gomaxprocs", opts.WorkerGOMAXPROCS, "GOMAXPROCS of each scale-out compiler process (a one-CPU pod); 0 leaves Go's default.")
-	fs.StringSliceVar(&opts.Faults, "faults", opts.Faults, "Fault scenarios after the measurements: artifact-server-outage, nats-restart (split mode), apiserver-restart; empty skips them.")
+	fs.StringSliceVar(&opts.Faults, "faults", opts.Faults, "Fault scenarios after the measurements: artifact-server-outage, nats-restart (split mode), apiserver-restart (opt-in); none skips them.")
 	fs.DurationVar(&opts.FaultOutage, "fault-outage", opts.FaultOutage, "How long each fault lasts.")
 	fs.IntVar(&opts.FaultChanges, "fault-changes", opts.FaultChanges, "Sources given a new revision during each fault.")
 	fs.DurationVar(&opts.SyncTimeout, "sync-timeout", opts.SyncTimeout, "Bound of one first sync.")

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"k8s.io/client-go/rest"
@@ -95,7 +96,7 @@ func DefaultOptions() Options {
 		ScaleOutWorkers:  []int{1, 2, 4},
 		ScaleOutCompiles: 400,
 		WorkerGOMAXPROCS: 1,
-		Faults:           []string{FaultArtifactServer, FaultNATS, FaultAPIServer},
+		Faults:           []string{FaultArtifactServer, FaultNATS},
 		FaultOutage:      10 * time.Second,
 		FaultChanges:     10,
 		SyncTimeout:      20 * time.Minute,
@@ -118,6 +119,9 @@ func (d *driver) logf(format string, args ...any) {
 
 // Run runs every scenario and writes the report into OutDir.
 func Run(ctx context.Context, opts Options) (*report.Report, error) {
+	opts.Faults = slices.DeleteFunc(opts.Faults, func(f string) bool { return f == "" || f == "none" })
+	opts.Sizes = slices.DeleteFunc(opts.Sizes, func(n int) bool { return n < 1 })
+	opts.ScaleOutWorkers = slices.DeleteFunc(opts.ScaleOutWorkers, func(n int) bool { return n < 1 }) // 0 skips
 	if len(opts.Sizes) == 0 && len(opts.ScaleOutWorkers) == 0 {
 		return nil, fmt.Errorf("nothing to run: no sizes and no scale-out")
 	}

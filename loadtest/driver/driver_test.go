@@ -54,6 +54,7 @@ func TestSmoke(t *testing.T) {
 	opts.PolicyChanges, opts.SourceChanges = 5, 5
 	opts.SteadyWindow = 2 * time.Second
 	opts.ScaleOutWorkers, opts.ScaleOutCompiles, opts.ScaleOutInProcess = []int{1, 2}, 16, true
+	opts.Faults, opts.FaultOutage, opts.FaultChanges = []string{driver.FaultArtifactServer}, time.Second, 3
 	opts.OutDir = out
 	opts.Logf = t.Logf
 
@@ -76,6 +77,9 @@ func TestSmoke(t *testing.T) {
 	}
 	if s.Steady == nil || len(s.Memory) == 0 {
 		t.Errorf("steady state %v, memory %v: want both measured", s.Steady, s.Memory)
+	}
+	if len(s.Faults) != 1 || !s.Faults[0].Converged {
+		t.Errorf("faults: %+v, want the artifact server outage converged", s.Faults)
 	}
 	if len(r.ScaleOut) != 2 {
 		t.Errorf("scale-out: %d rounds, want 2", len(r.ScaleOut))

@@ -66,15 +66,7 @@ func (d *driver) faults(ctx context.Context, cl *cluster, ctrl *controller, ts [
 		}
 		d.logf("fault %s: %d sources get revision %s", name, len(changed), revision)
 		// Changes land while the fault lasts, except when the apiserver itself is down.
-		injected := &fault.Outage{Label: f.Name(), Down: func(ctx context.Context) error {
-			if err := f.Inject(ctx); err != nil {
-				return err
-			}
-			if issueAfter {
-				return nil
-			}
-			return issue(ctx)
-		}, Up: f.Recover}
+		injected := &changesDuring{Fault: f, issue: issue, issueAfter: issueAfter}
 		issued := !issueAfter
 		converged := func(ctx context.Context) (bool, error) {
 			if !issued {
@@ -105,6 +97,24 @@ func (d *driver) faults(ctx context.Context, cl *cluster, ctrl *controller, ts [
 		out = append(out, check)
 	}
 	return out, nil
+}
+
+// changesDuring issues the scenario's changes right after the fault is injected, unless
+// they can only be issued after it (issueAfter).
+type changesDuring struct {
+	fault.Fault
+	issue      func(context.Context) error
+	issueAfter bool
+}
+
+func (c *changesDuring) Inject(ctx context.Context) error {
+	if err := c.Fault.Inject(ctx); err != nil {
+		return err
+	}
+	if c.issueAfter {
+		return nil
+	}
+	return c.issue(ctx)
 }
 
 // closedTimeChan marks a change already seen.

@@ -172,7 +172,8 @@ func (r Report) String() string {
 func Run(ctx context.Context, f Fault, o Options) (Report, error) {
 	rep := Report{Fault: f.Name(), Injected: time.Now()}
 	if err := f.Inject(ctx); err != nil {
-		return rep, err
+		// A half-injected fault (a server that stopped with an error) must not outlive Run.
+		return rep, errors.Join(err, f.Recover(context.WithoutCancel(ctx)))
 	}
 	if o.Outage > 0 {
 		select {

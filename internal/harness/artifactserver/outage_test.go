@@ -39,7 +39,7 @@ func TestDownAndUpKeepTheAddress(t *testing.T) {
 
 	release()
 	g.Expect(s.Up()).To(Succeed())
-	g.Expect(s.URL()+"/"+path).To(Equal(a.URL))
+	g.Expect(s.URL() + "/" + path).To(Equal(a.URL))
 	resp, err := http.Get(a.URL)
 	g.Expect(err).NotTo(HaveOccurred())
 	resp.Body.Close()

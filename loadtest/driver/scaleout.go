@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/procstat"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
@@ -44,7 +46,7 @@ func (d *driver) scaleOut(ctx context.Context) ([]report.ScaleOut, error) {
 		if err != nil {
 			return out, err
 		}
-		addrs, stop, err := d.startCompilers(ctx, workers)
+		addrs, pids, stop, err := d.startCompilers(ctx, workers)
 		if err != nil {
 			return out, err
 		}
@@ -61,20 +63,23 @@ func (d *driver) scaleOut(ctx context.Context) ([]report.ScaleOut, error) {
 			stop()
 			return out, err
 		}
+		workerCPU, driverCPU := cpuOf(pids), cpuOf([]int{os.Getpid()})
 		elapsed, err := compileAll(ctx, client, inputs[warm:], workers*inFlightPerWorker)
+		workerCPU, driverCPU = cpuOf(pids)-workerCPU, cpuOf([]int{os.Getpid()})-driverCPU
 		client.Close()
 		stop()
 		if err != nil {
 			return out, err
 		}
 		so := report.ScaleOut{Workers: workers, Compiles: d.opts.ScaleOutCompiles, Seconds: elapsed.Seconds(),
-			CompilesPerSec: float64(d.opts.ScaleOutCompiles) / elapsed.Seconds()}
+			CompilesPerSec:   float64(d.opts.ScaleOutCompiles) / elapsed.Seconds(),
+			WorkerCPUSeconds: workerCPU.Seconds(), DriverCPUSeconds: driverCPU.Seconds()}
 		if len(out) > 0 {
 			so.Speedup = so.CompilesPerSec / out[0].CompilesPerSec
 		} else {
 			so.Speedup = 1
 		}
-		d.logf("scale-out: %d worker(s): %.1f compiles/s", workers, so.CompilesPerSec)
+		d.logf("scale-out: %d worker(s): %.1f compiles/s, worker CPU %.2fs, driver CPU %.2fs", workers, so.CompilesPerSec, so.WorkerCPUSeconds, so.DriverCPUSeconds)
 		out = append(out, so)
 	}
 	return out, nil
@@ -132,7 +137,7 @@ func compileAll(ctx context.Context, c *workerclient.Client, inputs []workerclie
 
 // startCompilers runs n compiler workers: bin/compiler processes (each limited to
 // WorkerGOMAXPROCS), or servers inside the driver.
-func (d *driver) startCompilers(ctx context.Context, n int) (addrs []string, stop func(), err error) {
+func (d *driver) startCompilers(ctx context.Context, n int) (addrs []string, pids []int, stop func(), err error) {
 	var stops []func()
 	stop = func() {
 		for _, s := range stops {
@@ -144,7 +149,7 @@ func (d *driver) startCompilers(ctx context.Context, n int) (addrs []string, sto
 			addr, s, err := startInProcessCompiler()
 			if err != nil {
 				stop()
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			addrs, stops = append(addrs, addr), append(stops, s)
 			continue
@@ -152,7 +157,7 @@ func (d *driver) startCompilers(ctx context.Context, n int) (addrs []string, sto
 		ports, err := freeAddrs(2)
 		if err != nil {
 			stop()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var env []string
 		if d.opts.WorkerGOMAXPROCS > 0 {
@@ -162,16 +167,27 @@ func (d *driver) startCompilers(ctx context.Context, n int) (addrs []string, sto
 			[]string{"--grpc-addr=" + ports[0], "--health-addr=" + ports[1], "--metrics-addr="}, env)
 		if err != nil {
 			stop()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
-		stops = append(stops, p.stop)
+		stops, pids = append(stops, p.stop), append(pids, p.pid())
 		if err := waitHTTP(ctx, "http://"+ports[1]+"/readyz", p); err != nil {
 			stop()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		addrs = append(addrs, ports[0])
 	}
-	return addrs, stop, nil
+	return addrs, pids, stop, nil
+}
+
+// cpuOf adds the CPU time of processes (0 for any that cannot be read).
+func cpuOf(pids []int) time.Duration {
+	var total time.Duration
+	for _, pid := range pids {
+		if cpu, err := procstat.CPU(pid); err == nil {
+			total += cpu
+		}
+	}
+	return total
 }
 
 func startInProcessCompiler() (string, func(), error) {

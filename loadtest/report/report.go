@@ -111,6 +111,10 @@ type ScaleOut struct {
 	Seconds        float64 `json:"seconds"`
 	CompilesPerSec float64 `json:"compilesPerSecond"`
 	Speedup        float64 `json:"speedup"`
+	// WorkerCPUSeconds is the CPU the compiler processes used in the timed part (0 when
+	// they run in the driver); DriverCPUSeconds the driver's (client, artifact server).
+	WorkerCPUSeconds float64 `json:"workerCPUSeconds"`
+	DriverCPUSeconds float64 `json:"driverCPUSeconds"`
 }
 
 // FaultCheck is one fault scenario's outcome.
@@ -243,7 +247,8 @@ func (r *Report) PrintTable(w io.Writer) {
 	if len(r.ScaleOut) > 0 {
 		fmt.Fprintln(w, "\ncompile throughput (distinct programs, no cache hits):")
 		for _, s := range r.ScaleOut {
-			fmt.Fprintf(w, "  %d worker(s): %.1f compiles/s (%d in %.1fs), %.2f× one worker\n", s.Workers, s.CompilesPerSec, s.Compiles, s.Seconds, s.Speedup)
+			fmt.Fprintf(w, "  %d worker(s): %.1f compiles/s (%d in %.1fs), %.2f× one worker; CPU: workers %.2fs, driver %.2fs\n",
+				s.Workers, s.CompilesPerSec, s.Compiles, s.Seconds, s.Speedup, s.WorkerCPUSeconds, s.DriverCPUSeconds)
 		}
 	}
 	for _, s := range r.Sizes {

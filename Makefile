@@ -11,7 +11,7 @@ TOOLS := $(CACHE)/tools/bin
 GO_PACKAGES := ./... ./api/... ./kcl/...
 SERVICES := watcher resolver compiler applier
 
-.PHONY: all setup build kcl test test-unit e2e demo proto generate lint vet fmt loadtest clean
+.PHONY: all setup build kcl test test-unit e2e demo proto generate lint vet fmt loadtest clean images
 
 all: build kcl
 
@@ -71,6 +71,13 @@ loadtest: setup build
 	KUBEBUILDER_ASSETS="$$(hack/envtest/build.sh)" LOADTEST_N="$(LOADTEST_N)" go run ./loadtest \
 	  --kustomize-controller="$$(nice -n 19 hack/loadtest/build.sh)" \
 	  --kustomize-crds="$$(hack/loadtest/crds.sh)" $(LOADTEST_ARGS)
+
+# The five images without a Docker daemon (hack/images): linux/amd64 + linux/arm64, FROM
+# scratch, user 65532. Pushed as $(KO_DOCKER_REPO)/<binary>:<tag> (or IMAGE_REGISTRY; tag:
+# IMAGE_TAG or git describe, else dev); with no registry, an OCI layout in bin/images.
+# IMAGES_ARGS passes more flags (go run ./hack/images --help).
+images:
+	go run ./hack/images $(IMAGES_ARGS)
 
 clean:
 	rm -rf bin

@@ -89,8 +89,10 @@ type tenant struct {
 	tag    int
 	source client.Object
 	policy *imagev1.ImagePolicy
-	// program renders the tenant's main.k for a revision; nil uses the fleet's.
+	// program renders the tenant's files for a revision; nil uses the fleet's.
 	program func(revision string) map[string]string
+	// artifact, when set, publishes the tenant's artifact at path itself (crafted archives).
+	artifact func(path, revision string) (*meta.Artifact, error)
 }
 
 func (tn *tenant) key() string { return tn.ns + "/app" }
@@ -262,14 +264,17 @@ func (f *fleet) addTenants(n int) []*tenant {
 	return added
 }
 
-// newTenant creates a namespace, ImagePolicy, source and KCLRun; program may be nil.
-func (f *fleet) newTenant(ctx context.Context, program func(revision string) map[string]string) *tenant {
+// newTenant creates a namespace, ImagePolicy, source and KCLRun for tn (nil: a plain one).
+func (f *fleet) newTenant(ctx context.Context, tn *tenant) *tenant {
 	f.t.Helper()
-	ns, err := suite.env.CreateNamespace(ctx, "faults")
-	if err != nil {
+	if tn == nil {
+		tn = &tenant{}
+	}
+	var err error
+	if tn.ns, err = suite.env.CreateNamespace(ctx, "faults"); err != nil {
 		f.t.Fatal(err)
 	}
-	tn := &tenant{ns: ns, program: program}
+	ns := tn.ns
 	if tn.policy, err = imagepolicy.Create(ctx, suite.env.Client, ns, "web", imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: "1.0.0"}); err != nil {
 		f.t.Fatal(err)
 	}
@@ -302,7 +307,13 @@ func (f *fleet) publish(ctx context.Context, tn *tenant, beforeSet func(path str
 	if tn.program != nil {
 		files = tn.program(revision)
 	}
-	artifact, err := f.artifacts.PublishFiles(path, files, revision)
+	var artifact *meta.Artifact
+	var err error
+	if tn.artifact != nil {
+		artifact, err = tn.artifact(path, revision)
+	} else {
+		artifact, err = f.artifacts.PublishFiles(path, files, revision)
+	}
 	if err != nil {
 		return err
 	}

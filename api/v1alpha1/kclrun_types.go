@@ -196,6 +196,14 @@ type ConfigSpec struct {
 	// DisableNone drops None values from the output (kcl run -n).
 	// +optional
 	DisableNone bool `json:"disableNone,omitempty"`
+	// RegistrySecretRef names a Secret in the KCLRun's namespace, of type
+	// kubernetes.io/dockerconfigjson, whose logins are used to download the
+	// program's KCL packages (kcl.mod dependencies) from private OCI registries.
+	// The credentials serve this KCLRun only: they never appear in logs, events
+	// or status, and a package only they may read is never served to another
+	// KCLRun from the compiler's cache.
+	// +optional
+	RegistrySecretRef *meta.LocalObjectReference `json:"registrySecretRef,omitempty"`
 }
 
 // ArgumentReference names a ConfigMap or Secret whose data become arguments.
@@ -250,6 +258,32 @@ type KCLRunStatus struct {
 	// Images lists the images resolved from ImagePolicies in the last applied revision.
 	// +optional
 	Images []ResolvedImage `json:"images,omitempty"`
+
+	// Packages lists the KCL packages (kcl.mod dependencies, transitively) the
+	// last compiled revision used: what kcl.mod.lock pinned, or, without a
+	// lock, what the tags and branches resolved to.
+	// +optional
+	Packages []ResolvedPackage `json:"packages,omitempty"`
+}
+
+// ResolvedPackage is one KCL package a program imported.
+type ResolvedPackage struct {
+	// Name is the import name.
+	Name string `json:"name"`
+	// Version of the package.
+	// +optional
+	Version string `json:"version,omitempty"`
+	// Source is oci://registry/repository:tag, a Git URL@ref, a local path or vendor/<name>.
+	Source string `json:"source"`
+	// Digest is the OCI manifest digest or the Git commit.
+	// +optional
+	Digest string `json:"digest,omitempty"`
+	// Sum is kpm's checksum of the package contents, as kcl.mod.lock records it.
+	// +optional
+	Sum string `json:"sum,omitempty"`
+	// Locked is true when kcl.mod.lock pinned the package and its sum matched.
+	// +optional
+	Locked bool `json:"locked,omitempty"`
 }
 
 // ResolvedImage records one $imagepolicy substitution: an audit trail without Git.

@@ -82,8 +82,8 @@ type Artifact struct {
 	Digest   string
 }
 
-// CompileConfig mirrors api/v1alpha1.ConfigSpec field for field, so a spec
-// converts directly: workerclient.CompileConfig(*kclrun.Spec.Config).
+// CompileConfig mirrors the kcl run flags of api/v1alpha1.ConfigSpec (the
+// registry secret travels resolved, as CompileInput.RegistryCredentials).
 type CompileConfig struct {
 	Arguments     []string
 	Settings      []string
@@ -124,6 +124,9 @@ type CompileInput struct {
 	MaxOutputBytes int64
 	// KCLRun ("namespace/name") labels the worker's logs.
 	KCLRun string
+	// RegistryCredentials is a Docker config JSON for the program's private KCL
+	// packages, from the KCLRun's registrySecretRef. Never logged.
+	RegistryCredentials []byte
 }
 
 // Compiled is a successful compilation.
@@ -133,6 +136,14 @@ type Compiled struct {
 	EngineVersion string
 	// OutputDigest identifies the objects ("sha256:..."), equal across replicas.
 	OutputDigest string
+	// Packages are the KCL packages the program's kcl.mod resolved to.
+	Packages []Package
+}
+
+// Package is a resolved KCL package (kcl.mod dependency).
+type Package struct {
+	Name, Version, Source, Digest, Sum string
+	Locked, Vendored                   bool
 }
 
 // Stages of a CompileError.
@@ -190,6 +201,9 @@ func (c *Client) Compile(ctx context.Context, in CompileInput) (*Compiled, error
 		Limits:        &compilerv1.Limits{MaxOutputBytes: in.MaxOutputBytes},
 		Kclrun:        in.KCLRun,
 	}
+	if len(in.RegistryCredentials) > 0 {
+		req.RegistryCredentials = &compilerv1.RegistryCredentials{DockerConfigJson: in.RegistryCredentials}
+	}
 	if in.Timeout > 0 {
 		req.Limits.Timeout = durationpb.New(in.Timeout)
 	}
@@ -215,6 +229,10 @@ func (c *Client) Compile(ctx context.Context, in CompileInput) (*Compiled, error
 		CacheHit:      resp.GetCacheHit(),
 		EngineVersion: resp.GetEngineVersion(),
 		OutputDigest:  resp.GetOutputDigest(),
+	}
+	for _, p := range resp.GetPackages() {
+		compiled.Packages = append(compiled.Packages, Package{Name: p.GetName(), Version: p.GetVersion(), Source: p.GetSource(),
+			Digest: p.GetDigest(), Sum: p.GetSum(), Locked: p.GetLocked(), Vendored: p.GetVendored()})
 	}
 	for i, o := range resp.GetObjects() {
 		u := &unstructured.Unstructured{}

@@ -130,18 +130,19 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 
 // compile runs the program on a compiler worker.
 func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Artifact, args []workerclient.Argument, subs []workerclient.Substitution) ([]*unstructured.Unstructured, error) {
-	var cfg workerclient.CompileConfig
-	if c := obj.Spec.Config; c != nil {
-		cfg = workerclient.CompileConfig(*c)
+	creds, err := s.registryCredentials(ctx, obj)
+	if err != nil {
+		return nil, err
 	}
 	compiled, err := s.compiler.Compile(ctx, workerclient.CompileInput{
-		Artifact:      artifactOf(a),
-		Path:          obj.Spec.Path,
-		Config:        cfg,
-		Arguments:     args,
-		Substitutions: subs,
-		Timeout:       obj.GetTimeout(),
-		KCLRun:        obj.Namespace + "/" + obj.Name,
+		Artifact:            artifactOf(a),
+		Path:                obj.Spec.Path,
+		Config:              compileConfig(obj.Spec.Config),
+		Arguments:           args,
+		Substitutions:       subs,
+		Timeout:             obj.GetTimeout(),
+		KCLRun:              obj.Namespace + "/" + obj.Name,
+		RegistryCredentials: creds,
 	})
 	if err != nil {
 		var ce *workerclient.CompileError
@@ -153,6 +154,7 @@ func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		}
 		return nil, rpcError("compiler", err)
 	}
+	obj.Status.Packages = packagesStatus(compiled.Packages)
 	for i, u := range compiled.Objects {
 		if u.GetName() == "" || u.GetKind() == "" || u.GetAPIVersion() == "" {
 			return nil, &programError{reason: v1alpha1.CompileFailedReason,

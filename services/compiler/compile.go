@@ -69,6 +69,7 @@ func (s *Service) Compile(ctx context.Context, req *compilerv1.CompileRequest) (
 			CacheHit:      true,
 			EngineVersion: cached.GetEngineVersion(),
 			OutputDigest:  cached.GetOutputDigest(),
+			Packages:      cached.GetPackages(),
 		}, nil
 	}
 	s.metrics.cache.WithLabelValues("miss").Inc()
@@ -151,10 +152,24 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 		return failure(compilerv1.Error_STAGE_ARTIFACT, KindPathNotFound,
 			fmt.Sprintf("path %q is not a directory in the artifact of revision %s", programPath, req.GetProgram().GetArtifact().GetRevision())), true, nil
 	}
-	externalPkgs, err := localDependencies(root, programDir, req.GetConfig().GetVendor())
+	creds, err := requestCredentials(req)
 	if err != nil {
-		return failure(compilerv1.Error_STAGE_COMPILE, KindDependency, err.Error()), true, nil
+		return failure(compilerv1.Error_STAGE_COMPILE, KindRegistryCredentials, err.Error()), false, nil
 	}
+	packages, session, err := s.resolvePackages(ctx, root, programDir, req.GetConfig().GetVendor(), creds)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, false, status.FromContextError(ctxErr).Err()
+		}
+		return packageFailure(err, func(msg string) string {
+			return redact.redact(hidePaths(msg, root, programDir))
+		}), false, nil
+	}
+	defer session.Release() // the packages stay on disk until the engine is done with them
+	// A tag or a branch may move: only locked, vendored and local packages give
+	// a result worth caching.
+	reproducible := packages.Reproducible()
+	pkgPaths := packagePaths(packages)
 	overrides, err := applySubstitutions(root, programPath, req.GetSubstitutions())
 	if err != nil {
 		return failure(compilerv1.Error_STAGE_SUBSTITUTION, KindSubstitutionMismatch, err.Error()), true, nil
@@ -178,7 +193,7 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 		Overrides:     cfg.GetOverrides(),
 		PathSelectors: cfg.GetPathSelectors(),
 		FileOverrides: overrides,
-		ExternalPkgs:  externalPkgs,
+		ExternalPkgs:  packages.ExternalPkgs(),
 		SortKeys:      cfg.GetSortKeys(),
 		ShowHidden:    cfg.GetShowHidden(),
 		DisableNone:   cfg.GetDisableNone(),
@@ -205,13 +220,13 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 			return &compilerv1.CompileResponse{Error: &compilerv1.Error{
 				Stage:   compilerv1.Error_STAGE_COMPILE,
 				Kind:    programErr.Kind,
-				Message: redact.redact(hidePaths(programErr.Message, root, programDir)),
-				File:    hidePaths(programErr.File, root, programDir),
+				Message: redact.redact(pkgPaths.Replace(hidePaths(programErr.Message, root, programDir))),
+				File:    pkgPaths.Replace(hidePaths(programErr.File, root, programDir)),
 				Line:    int32(programErr.Line),
 				Col:     int32(programErr.Col),
-			}}, programErr.Kind != engineLimitKind, nil
+			}, Packages: packageList(packages)}, reproducible && programErr.Kind != engineLimitKind, nil
 		}
-		return failure(compilerv1.Error_STAGE_COMPILE, KindEngineFailure, redact.redact(hidePaths(err.Error(), root, programDir))), false, nil
+		return failure(compilerv1.Error_STAGE_COMPILE, KindEngineFailure, redact.redact(pkgPaths.Replace(hidePaths(err.Error(), root, programDir)))), false, nil
 	}
 	if int64(len(result.YAML)) > maxOutput {
 		return failure(compilerv1.Error_STAGE_OUTPUT, KindOutputTooLarge,
@@ -219,9 +234,9 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 	}
 	objects, err := splitObjects(result.YAML)
 	if err != nil {
-		return failure(compilerv1.Error_STAGE_OUTPUT, KindInvalidOutput, redact.redact(err.Error())), true, nil
+		return failure(compilerv1.Error_STAGE_OUTPUT, KindInvalidOutput, redact.redact(err.Error())), reproducible, nil
 	}
-	resp := &compilerv1.CompileResponse{Objects: make([]*compilerv1.Object, len(objects))}
+	resp := &compilerv1.CompileResponse{Objects: make([]*compilerv1.Object, len(objects)), Packages: packageList(packages)}
 	digest := sha256.New()
 	for i, o := range objects {
 		resp.Objects[i] = &compilerv1.Object{Json: o}
@@ -229,7 +244,7 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 		digest.Write(o)
 	}
 	resp.OutputDigest = "sha256:" + hex.EncodeToString(digest.Sum(nil))
-	return resp, true, nil
+	return resp, reproducible, nil
 }
 
 // hidePaths rewrites the worker's absolute paths into the artifact, which mean

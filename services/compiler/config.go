@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
+	"github.com/kcl-lang/flux-kcl-controller/internal/kclpackage"
 	"github.com/kcl-lang/flux-kcl-controller/internal/tlsfiles"
 )
 
@@ -40,6 +41,10 @@ type Config struct {
 	ArtifactCacheBytes int64
 	// ArtifactMaxBytes refuses bigger artifacts.
 	ArtifactMaxBytes int64
+
+	// Packages configure the download of the programs' KCL packages (kcl.mod
+	// dependencies): cache, size and time limits, registry mirrors, plain HTTP, CAs.
+	Packages kclpackage.Config
 }
 
 // DefaultConfig is the configuration the flags start from.
@@ -54,6 +59,7 @@ func DefaultConfig() Config {
 		ResultCacheBytes:   256 << 20,
 		ArtifactCacheBytes: 1 << 30,
 		ArtifactMaxBytes:   100 << 20,
+		Packages:           kclpackage.DefaultConfig(),
 	}
 }
 
@@ -70,4 +76,5 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.ArtifactCacheDir, "artifact-cache-dir", c.ArtifactCacheDir, "The folder caching unpacked artifacts by digest; empty uses a temporary folder.")
 	fs.Int64Var(&c.ArtifactCacheBytes, "artifact-cache-bytes", c.ArtifactCacheBytes, "The disk bound of the artifact cache.")
 	fs.Int64Var(&c.ArtifactMaxBytes, "artifact-max-bytes", c.ArtifactMaxBytes, "The maximum size of an artifact.")
+	c.Packages.BindFlags(fs)
 }

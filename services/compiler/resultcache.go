@@ -86,7 +86,7 @@ func (c *resultCache) len() int {
 }
 
 // cacheKey hashes every input of a compilation: engine version, artifact digest,
-// program path, config, arguments, substitutions. Limits are left out because
+// program path, config, arguments, registry credentials, substitutions. Limits are left out because
 // only successful and program-error results are cached, and those do not depend
 // on them.
 func cacheKey(req *compilerv1.CompileRequest, programPath string) string {
@@ -106,6 +106,9 @@ func cacheKey(req *compilerv1.CompileRequest, programPath string) string {
 		writeString(h, a.GetName())
 		writeString(h, a.GetValue())
 	}
+	// Credentials decide which packages a request may read: requests with
+	// other credentials (or none) never share a result.
+	writeString(h, string(req.GetRegistryCredentials().GetDockerConfigJson()))
 	writeInt(h, int64(len(req.GetSubstitutions())))
 	for _, s := range req.GetSubstitutions() {
 		writeString(h, s.GetFile())

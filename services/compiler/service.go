@@ -14,6 +14,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/mod/fetch"
 	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
 	programv1 "github.com/kcl-lang/flux-kcl-controller/proto/program/v1"
 )
@@ -37,6 +38,8 @@ type Deps struct {
 	Registerer prometheus.Registerer
 	// Logger receives one line per compilation at V(1), errors at V(0).
 	Logger logr.Logger
+	// Packages is the KCL package store; nil opens one from Config.Packages.
+	Packages *fetch.Store
 }
 
 // Service is the compiler gRPC service.
@@ -45,6 +48,7 @@ type Service struct {
 
 	cfg      Config
 	fetcher  ArtifactFetcher
+	packages *fetch.Store
 	log      logr.Logger
 	metrics  *metrics
 	gatherer prometheus.Gatherer
@@ -83,9 +87,19 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)
 	}
+	packages := deps.Packages
+	if packages == nil {
+		if packages, err = cfg.Packages.Open(nil); err != nil {
+			return nil, fmt.Errorf("KCL package store: %w", err)
+		}
+	}
+	if err := registerPackageMetrics(registerer, packages); err != nil {
+		return nil, fmt.Errorf("registering metrics: %w", err)
+	}
 	s := &Service{
 		cfg:      cfg,
 		fetcher:  fetcher,
+		packages: packages,
 		log:      deps.Logger,
 		metrics:  m,
 		gatherer: gatherer,

@@ -30,7 +30,8 @@ type Error_Stage int32
 
 const (
 	Error_STAGE_UNSPECIFIED Error_Stage = 0
-	// The artifact could not be fetched, verified or unpacked (retry later).
+	// The artifact, or a KCL package of the program, could not be fetched,
+	// verified or unpacked (retry later).
 	Error_STAGE_ARTIFACT Error_Stage = 1
 	// A substitution did not apply: the file differs from what the resolver saw.
 	Error_STAGE_SUBSTITUTION Error_Stage = 2
@@ -86,7 +87,7 @@ func (x Error_Stage) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use Error_Stage.Descriptor instead.
 func (Error_Stage) EnumDescriptor() ([]byte, []int) {
-	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{6, 0}
+	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{8, 0}
 }
 
 type CompileRequest struct {
@@ -102,9 +103,14 @@ type CompileRequest struct {
 	// Limits asked by the caller; the worker caps them with its own flags.
 	Limits *Limits `protobuf:"bytes,5,opt,name=limits,proto3" json:"limits,omitempty"`
 	// Caller-side identity used only for logs and metrics ("namespace/name").
-	Kclrun        string `protobuf:"bytes,6,opt,name=kclrun,proto3" json:"kclrun,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Kclrun string `protobuf:"bytes,6,opt,name=kclrun,proto3" json:"kclrun,omitempty"`
+	// Registry credentials for the program's KCL packages (kcl.mod dependencies),
+	// from the KCLRun's spec.config.registrySecretRef. They serve this request
+	// only: the worker never logs them, never puts them in an error, and never
+	// lets another request use what they alone may read.
+	RegistryCredentials *RegistryCredentials `protobuf:"bytes,7,opt,name=registry_credentials,json=registryCredentials,proto3" json:"registry_credentials,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *CompileRequest) Reset() {
@@ -179,6 +185,60 @@ func (x *CompileRequest) GetKclrun() string {
 	return ""
 }
 
+func (x *CompileRequest) GetRegistryCredentials() *RegistryCredentials {
+	if x != nil {
+		return x.RegistryCredentials
+	}
+	return nil
+}
+
+// RegistryCredentials log in to OCI registries.
+type RegistryCredentials struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The .dockerconfigjson of a kubernetes.io/dockerconfigjson Secret:
+	// {"auths": {"<host>": {"username", "password"} or {"auth"}}}.
+	DockerConfigJson []byte `protobuf:"bytes,1,opt,name=docker_config_json,json=dockerConfigJson,proto3" json:"docker_config_json,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *RegistryCredentials) Reset() {
+	*x = RegistryCredentials{}
+	mi := &file_compiler_v1_compiler_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RegistryCredentials) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RegistryCredentials) ProtoMessage() {}
+
+func (x *RegistryCredentials) ProtoReflect() protoreflect.Message {
+	mi := &file_compiler_v1_compiler_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RegistryCredentials.ProtoReflect.Descriptor instead.
+func (*RegistryCredentials) Descriptor() ([]byte, []int) {
+	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RegistryCredentials) GetDockerConfigJson() []byte {
+	if x != nil {
+		return x.DockerConfigJson
+	}
+	return nil
+}
+
 // Config is spec.config of a KCLRun: the flags of `kcl run`.
 type Config struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -196,7 +256,7 @@ type Config struct {
 
 func (x *Config) Reset() {
 	*x = Config{}
-	mi := &file_compiler_v1_compiler_proto_msgTypes[1]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -208,7 +268,7 @@ func (x *Config) String() string {
 func (*Config) ProtoMessage() {}
 
 func (x *Config) ProtoReflect() protoreflect.Message {
-	mi := &file_compiler_v1_compiler_proto_msgTypes[1]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -221,7 +281,7 @@ func (x *Config) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Config.ProtoReflect.Descriptor instead.
 func (*Config) Descriptor() ([]byte, []int) {
-	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{1}
+	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Config) GetArguments() []string {
@@ -294,7 +354,7 @@ type Argument struct {
 
 func (x *Argument) Reset() {
 	*x = Argument{}
-	mi := &file_compiler_v1_compiler_proto_msgTypes[2]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -306,7 +366,7 @@ func (x *Argument) String() string {
 func (*Argument) ProtoMessage() {}
 
 func (x *Argument) ProtoReflect() protoreflect.Message {
-	mi := &file_compiler_v1_compiler_proto_msgTypes[2]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -319,7 +379,7 @@ func (x *Argument) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Argument.ProtoReflect.Descriptor instead.
 func (*Argument) Descriptor() ([]byte, []int) {
-	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{2}
+	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Argument) GetName() string {
@@ -355,7 +415,7 @@ type Limits struct {
 
 func (x *Limits) Reset() {
 	*x = Limits{}
-	mi := &file_compiler_v1_compiler_proto_msgTypes[3]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -367,7 +427,7 @@ func (x *Limits) String() string {
 func (*Limits) ProtoMessage() {}
 
 func (x *Limits) ProtoReflect() protoreflect.Message {
-	mi := &file_compiler_v1_compiler_proto_msgTypes[3]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -380,7 +440,7 @@ func (x *Limits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Limits.ProtoReflect.Descriptor instead.
 func (*Limits) Descriptor() ([]byte, []int) {
-	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{3}
+	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Limits) GetTimeout() *durationpb.Duration {
@@ -409,14 +469,16 @@ type CompileResponse struct {
 	EngineVersion string `protobuf:"bytes,4,opt,name=engine_version,json=engineVersion,proto3" json:"engine_version,omitempty"`
 	// OutputDigest is "sha256:<hex>" over the objects, stable across replicas; the
 	// applier may use it to notice that nothing changed.
-	OutputDigest  string `protobuf:"bytes,5,opt,name=output_digest,json=outputDigest,proto3" json:"output_digest,omitempty"`
+	OutputDigest string `protobuf:"bytes,5,opt,name=output_digest,json=outputDigest,proto3" json:"output_digest,omitempty"`
+	// Packages are the KCL packages the program's kcl.mod resolved to, by name.
+	Packages      []*Package `protobuf:"bytes,6,rep,name=packages,proto3" json:"packages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CompileResponse) Reset() {
 	*x = CompileResponse{}
-	mi := &file_compiler_v1_compiler_proto_msgTypes[4]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -428,7 +490,7 @@ func (x *CompileResponse) String() string {
 func (*CompileResponse) ProtoMessage() {}
 
 func (x *CompileResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_compiler_v1_compiler_proto_msgTypes[4]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -441,7 +503,7 @@ func (x *CompileResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompileResponse.ProtoReflect.Descriptor instead.
 func (*CompileResponse) Descriptor() ([]byte, []int) {
-	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{4}
+	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CompileResponse) GetObjects() []*Object {
@@ -479,6 +541,112 @@ func (x *CompileResponse) GetOutputDigest() string {
 	return ""
 }
 
+func (x *CompileResponse) GetPackages() []*Package {
+	if x != nil {
+		return x.Packages
+	}
+	return nil
+}
+
+// Package is one resolved dependency of the program (kcl.mod, transitively).
+type Package struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Name is the import name.
+	Name    string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Version string `protobuf:"bytes,2,opt,name=version,proto3" json:"version,omitempty"`
+	// Source is oci://registry/repository:tag, a Git URL@ref, a local path or vendor/<name>.
+	Source string `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
+	// Digest is the OCI manifest digest or the Git commit; empty for local packages.
+	Digest string `protobuf:"bytes,4,opt,name=digest,proto3" json:"digest,omitempty"`
+	// Sum is kpm's checksum of the package contents (kcl.mod.lock's sum).
+	Sum string `protobuf:"bytes,5,opt,name=sum,proto3" json:"sum,omitempty"`
+	// Locked: kcl.mod.lock pinned the package and its sum matched.
+	Locked bool `protobuf:"varint,6,opt,name=locked,proto3" json:"locked,omitempty"`
+	// Vendored: served from the artifact's vendor/ folder.
+	Vendored      bool `protobuf:"varint,7,opt,name=vendored,proto3" json:"vendored,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Package) Reset() {
+	*x = Package{}
+	mi := &file_compiler_v1_compiler_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Package) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Package) ProtoMessage() {}
+
+func (x *Package) ProtoReflect() protoreflect.Message {
+	mi := &file_compiler_v1_compiler_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Package.ProtoReflect.Descriptor instead.
+func (*Package) Descriptor() ([]byte, []int) {
+	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Package) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Package) GetVersion() string {
+	if x != nil {
+		return x.Version
+	}
+	return ""
+}
+
+func (x *Package) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *Package) GetDigest() string {
+	if x != nil {
+		return x.Digest
+	}
+	return ""
+}
+
+func (x *Package) GetSum() string {
+	if x != nil {
+		return x.Sum
+	}
+	return ""
+}
+
+func (x *Package) GetLocked() bool {
+	if x != nil {
+		return x.Locked
+	}
+	return false
+}
+
+func (x *Package) GetVendored() bool {
+	if x != nil {
+		return x.Vendored
+	}
+	return false
+}
+
 // Object is one Kubernetes object rendered by the program.
 type Object struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -490,7 +658,7 @@ type Object struct {
 
 func (x *Object) Reset() {
 	*x = Object{}
-	mi := &file_compiler_v1_compiler_proto_msgTypes[5]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -502,7 +670,7 @@ func (x *Object) String() string {
 func (*Object) ProtoMessage() {}
 
 func (x *Object) ProtoReflect() protoreflect.Message {
-	mi := &file_compiler_v1_compiler_proto_msgTypes[5]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -515,7 +683,7 @@ func (x *Object) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Object.ProtoReflect.Descriptor instead.
 func (*Object) Descriptor() ([]byte, []int) {
-	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{5}
+	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *Object) GetJson() []byte {
@@ -544,7 +712,7 @@ type Error struct {
 
 func (x *Error) Reset() {
 	*x = Error{}
-	mi := &file_compiler_v1_compiler_proto_msgTypes[6]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -556,7 +724,7 @@ func (x *Error) String() string {
 func (*Error) ProtoMessage() {}
 
 func (x *Error) ProtoReflect() protoreflect.Message {
-	mi := &file_compiler_v1_compiler_proto_msgTypes[6]
+	mi := &file_compiler_v1_compiler_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -569,7 +737,7 @@ func (x *Error) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Error.ProtoReflect.Descriptor instead.
 func (*Error) Descriptor() ([]byte, []int) {
-	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{6}
+	return file_compiler_v1_compiler_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *Error) GetStage() Error_Stage {
@@ -618,14 +786,17 @@ var File_compiler_v1_compiler_proto protoreflect.FileDescriptor
 
 const file_compiler_v1_compiler_proto_rawDesc = "" +
 	"\n" +
-	"\x1acompiler/v1/compiler.proto\x12\x13fluxkcl.compiler.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x18program/v1/program.proto\"\xce\x02\n" +
+	"\x1acompiler/v1/compiler.proto\x12\x13fluxkcl.compiler.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x18program/v1/program.proto\"\xab\x03\n" +
 	"\x0eCompileRequest\x125\n" +
 	"\aprogram\x18\x01 \x01(\v2\x1b.fluxkcl.program.v1.ProgramR\aprogram\x123\n" +
 	"\x06config\x18\x02 \x01(\v2\x1b.fluxkcl.compiler.v1.ConfigR\x06config\x12;\n" +
 	"\targuments\x18\x03 \x03(\v2\x1d.fluxkcl.compiler.v1.ArgumentR\targuments\x12F\n" +
 	"\rsubstitutions\x18\x04 \x03(\v2 .fluxkcl.program.v1.SubstitutionR\rsubstitutions\x123\n" +
 	"\x06limits\x18\x05 \x01(\v2\x1b.fluxkcl.compiler.v1.LimitsR\x06limits\x12\x16\n" +
-	"\x06kclrun\x18\x06 \x01(\tR\x06kclrun\"\x80\x02\n" +
+	"\x06kclrun\x18\x06 \x01(\tR\x06kclrun\x12[\n" +
+	"\x14registry_credentials\x18\a \x01(\v2(.fluxkcl.compiler.v1.RegistryCredentialsR\x13registryCredentials\"C\n" +
+	"\x13RegistryCredentials\x12,\n" +
+	"\x12docker_config_json\x18\x01 \x01(\fR\x10dockerConfigJson\"\x80\x02\n" +
 	"\x06Config\x12\x1c\n" +
 	"\targuments\x18\x01 \x03(\tR\targuments\x12\x1a\n" +
 	"\bsettings\x18\x02 \x03(\tR\bsettings\x12\x1c\n" +
@@ -642,13 +813,22 @@ const file_compiler_v1_compiler_proto_rawDesc = "" +
 	"\tsensitive\x18\x03 \x01(\bR\tsensitive\"g\n" +
 	"\x06Limits\x123\n" +
 	"\atimeout\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\atimeout\x12(\n" +
-	"\x10max_output_bytes\x18\x02 \x01(\x03R\x0emaxOutputBytes\"\xe3\x01\n" +
+	"\x10max_output_bytes\x18\x02 \x01(\x03R\x0emaxOutputBytes\"\x9d\x02\n" +
 	"\x0fCompileResponse\x125\n" +
 	"\aobjects\x18\x01 \x03(\v2\x1b.fluxkcl.compiler.v1.ObjectR\aobjects\x120\n" +
 	"\x05error\x18\x02 \x01(\v2\x1a.fluxkcl.compiler.v1.ErrorR\x05error\x12\x1b\n" +
 	"\tcache_hit\x18\x03 \x01(\bR\bcacheHit\x12%\n" +
 	"\x0eengine_version\x18\x04 \x01(\tR\rengineVersion\x12#\n" +
-	"\routput_digest\x18\x05 \x01(\tR\foutputDigest\"\x1c\n" +
+	"\routput_digest\x18\x05 \x01(\tR\foutputDigest\x128\n" +
+	"\bpackages\x18\x06 \x03(\v2\x1c.fluxkcl.compiler.v1.PackageR\bpackages\"\xad\x01\n" +
+	"\aPackage\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\tR\aversion\x12\x16\n" +
+	"\x06source\x18\x03 \x01(\tR\x06source\x12\x16\n" +
+	"\x06digest\x18\x04 \x01(\tR\x06digest\x12\x10\n" +
+	"\x03sum\x18\x05 \x01(\tR\x03sum\x12\x16\n" +
+	"\x06locked\x18\x06 \x01(\bR\x06locked\x12\x1a\n" +
+	"\bvendored\x18\a \x01(\bR\bvendored\"\x1c\n" +
 	"\x06Object\x12\x12\n" +
 	"\x04json\x18\x01 \x01(\fR\x04json\"\xac\x02\n" +
 	"\x05Error\x126\n" +
@@ -681,37 +861,41 @@ func file_compiler_v1_compiler_proto_rawDescGZIP() []byte {
 }
 
 var file_compiler_v1_compiler_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_compiler_v1_compiler_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_compiler_v1_compiler_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_compiler_v1_compiler_proto_goTypes = []any{
 	(Error_Stage)(0),            // 0: fluxkcl.compiler.v1.Error.Stage
 	(*CompileRequest)(nil),      // 1: fluxkcl.compiler.v1.CompileRequest
-	(*Config)(nil),              // 2: fluxkcl.compiler.v1.Config
-	(*Argument)(nil),            // 3: fluxkcl.compiler.v1.Argument
-	(*Limits)(nil),              // 4: fluxkcl.compiler.v1.Limits
-	(*CompileResponse)(nil),     // 5: fluxkcl.compiler.v1.CompileResponse
-	(*Object)(nil),              // 6: fluxkcl.compiler.v1.Object
-	(*Error)(nil),               // 7: fluxkcl.compiler.v1.Error
-	(*v1.Program)(nil),          // 8: fluxkcl.program.v1.Program
-	(*v1.Substitution)(nil),     // 9: fluxkcl.program.v1.Substitution
-	(*durationpb.Duration)(nil), // 10: google.protobuf.Duration
+	(*RegistryCredentials)(nil), // 2: fluxkcl.compiler.v1.RegistryCredentials
+	(*Config)(nil),              // 3: fluxkcl.compiler.v1.Config
+	(*Argument)(nil),            // 4: fluxkcl.compiler.v1.Argument
+	(*Limits)(nil),              // 5: fluxkcl.compiler.v1.Limits
+	(*CompileResponse)(nil),     // 6: fluxkcl.compiler.v1.CompileResponse
+	(*Package)(nil),             // 7: fluxkcl.compiler.v1.Package
+	(*Object)(nil),              // 8: fluxkcl.compiler.v1.Object
+	(*Error)(nil),               // 9: fluxkcl.compiler.v1.Error
+	(*v1.Program)(nil),          // 10: fluxkcl.program.v1.Program
+	(*v1.Substitution)(nil),     // 11: fluxkcl.program.v1.Substitution
+	(*durationpb.Duration)(nil), // 12: google.protobuf.Duration
 }
 var file_compiler_v1_compiler_proto_depIdxs = []int32{
-	8,  // 0: fluxkcl.compiler.v1.CompileRequest.program:type_name -> fluxkcl.program.v1.Program
-	2,  // 1: fluxkcl.compiler.v1.CompileRequest.config:type_name -> fluxkcl.compiler.v1.Config
-	3,  // 2: fluxkcl.compiler.v1.CompileRequest.arguments:type_name -> fluxkcl.compiler.v1.Argument
-	9,  // 3: fluxkcl.compiler.v1.CompileRequest.substitutions:type_name -> fluxkcl.program.v1.Substitution
-	4,  // 4: fluxkcl.compiler.v1.CompileRequest.limits:type_name -> fluxkcl.compiler.v1.Limits
-	10, // 5: fluxkcl.compiler.v1.Limits.timeout:type_name -> google.protobuf.Duration
-	6,  // 6: fluxkcl.compiler.v1.CompileResponse.objects:type_name -> fluxkcl.compiler.v1.Object
-	7,  // 7: fluxkcl.compiler.v1.CompileResponse.error:type_name -> fluxkcl.compiler.v1.Error
-	0,  // 8: fluxkcl.compiler.v1.Error.stage:type_name -> fluxkcl.compiler.v1.Error.Stage
-	1,  // 9: fluxkcl.compiler.v1.Compiler.Compile:input_type -> fluxkcl.compiler.v1.CompileRequest
-	5,  // 10: fluxkcl.compiler.v1.Compiler.Compile:output_type -> fluxkcl.compiler.v1.CompileResponse
-	10, // [10:11] is the sub-list for method output_type
-	9,  // [9:10] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	10, // 0: fluxkcl.compiler.v1.CompileRequest.program:type_name -> fluxkcl.program.v1.Program
+	3,  // 1: fluxkcl.compiler.v1.CompileRequest.config:type_name -> fluxkcl.compiler.v1.Config
+	4,  // 2: fluxkcl.compiler.v1.CompileRequest.arguments:type_name -> fluxkcl.compiler.v1.Argument
+	11, // 3: fluxkcl.compiler.v1.CompileRequest.substitutions:type_name -> fluxkcl.program.v1.Substitution
+	5,  // 4: fluxkcl.compiler.v1.CompileRequest.limits:type_name -> fluxkcl.compiler.v1.Limits
+	2,  // 5: fluxkcl.compiler.v1.CompileRequest.registry_credentials:type_name -> fluxkcl.compiler.v1.RegistryCredentials
+	12, // 6: fluxkcl.compiler.v1.Limits.timeout:type_name -> google.protobuf.Duration
+	8,  // 7: fluxkcl.compiler.v1.CompileResponse.objects:type_name -> fluxkcl.compiler.v1.Object
+	9,  // 8: fluxkcl.compiler.v1.CompileResponse.error:type_name -> fluxkcl.compiler.v1.Error
+	7,  // 9: fluxkcl.compiler.v1.CompileResponse.packages:type_name -> fluxkcl.compiler.v1.Package
+	0,  // 10: fluxkcl.compiler.v1.Error.stage:type_name -> fluxkcl.compiler.v1.Error.Stage
+	1,  // 11: fluxkcl.compiler.v1.Compiler.Compile:input_type -> fluxkcl.compiler.v1.CompileRequest
+	6,  // 12: fluxkcl.compiler.v1.Compiler.Compile:output_type -> fluxkcl.compiler.v1.CompileResponse
+	12, // [12:13] is the sub-list for method output_type
+	11, // [11:12] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_compiler_v1_compiler_proto_init() }
@@ -725,7 +909,7 @@ func file_compiler_v1_compiler_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_compiler_v1_compiler_proto_rawDesc), len(file_compiler_v1_compiler_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

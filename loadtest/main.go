@@ -52,6 +52,7 @@ func run() error {
 	fs.IntVar(&opts.FaultChanges, "fault-changes", opts.FaultChanges, "Sources given a new revision during each fault.")
 	fs.DurationVar(&opts.SyncTimeout, "sync-timeout", opts.SyncTimeout, "Bound of one first sync.")
 	fs.DurationVar(&opts.ChangeTimeout, "change-timeout", opts.ChangeTimeout, "Bound of one policy or source change.")
+	fs.BoolVar(&opts.CPUProfile, "cpu-profile", opts.CPUProfile, "Profile the driver's process (the controller too in in-process mode) during each KCL first sync.")
 	fs.StringVar(&opts.OutDir, "out", opts.OutDir, "Folder for report.json, the SVG charts and the processes' logs.")
 	pflag.Parse()
 	if v := os.Getenv("LOADTEST_N"); v != "" {

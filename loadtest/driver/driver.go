@@ -78,6 +78,10 @@ type Options struct {
 	SyncTimeout   time.Duration
 	ChangeTimeout time.Duration
 
+	// CPUProfile writes a CPU profile of the driver's process during each KCL first sync
+	// (useful in in-process mode, where the controller runs inside it) into OutDir.
+	CPUProfile bool
+
 	// OutDir receives report.json, the SVG charts and logs/.
 	OutDir string
 	// Logf reports progress; nil is silent.

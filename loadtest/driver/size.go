@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
+	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
@@ -76,9 +80,16 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size) err
 	defer ctrl.stop()
 
 	d.logf("N=%d: creating %d KCLRuns", n, n)
-	if size.KCL, err = d.firstSync(ctx, cl.client, ts, tracker); err != nil {
+	stopProfile, err := d.startCPUProfile(fmt.Sprintf("cpu-kcl-first-sync-%d.pprof", n))
+	if err != nil {
 		return err
 	}
+	size.KCL, err = d.firstSync(ctx, cl, ts, tracker)
+	stopProfile()
+	if err != nil {
+		return err
+	}
+	d.saveMetrics(ctx, ctrl, fmt.Sprintf("after-first-sync-%d", n))
 	d.logf("N=%d: %d/%d KCLRuns Ready in %.1fs", n, size.KCL.Ready, n, size.KCL.Seconds)
 	if size.KCL.Ready < n {
 		return fmt.Errorf("only %d of %d KCLRuns became Ready within %s; see %s", size.KCL.Ready, n, d.opts.SyncTimeout, d.logDir)
@@ -127,10 +138,11 @@ func (d *driver) runKustomize(ctx context.Context, cl *cluster, size *report.Siz
 	}
 	defer ctrl.stop()
 	d.logf("N=%d: creating %d Kustomizations", n, n)
-	fs, err := d.firstSync(ctx, cl.client, ts, tracker)
+	fs, err := d.firstSync(ctx, cl, ts, tracker)
 	if err != nil {
 		return err
 	}
+	d.saveMetrics(ctx, ctrl, fmt.Sprintf("after-first-sync-%d", n))
 	size.Kustomize = &fs
 	d.logf("N=%d: %d/%d Kustomizations Ready in %.1fs", n, fs.Ready, n, fs.Seconds)
 	m := peaks(ctrl.pids, nil)["kustomize-controller"]
@@ -143,9 +155,13 @@ func (d *driver) runKustomize(ctx context.Context, cl *cluster, size *report.Siz
 
 // firstSync creates the runners as fast as the apiserver takes them and waits for all to be
 // Ready (or SyncTimeout).
-func (d *driver) firstSync(ctx context.Context, c client.Client, ts []tenant.Tenant, tracker *readyTracker) (report.FirstSync, error) {
+func (d *driver) firstSync(ctx context.Context, cl *cluster, ts []tenant.Tenant, tracker *readyTracker) (report.FirstSync, error) {
+	before, err := apiserverRequests(ctx, cl)
+	if err != nil {
+		return report.FirstSync{}, err
+	}
 	tracker.begin()
-	if err := parallel(ctx, len(ts), func(ctx context.Context, i int) error { return createRunner(ctx, c, ts[i]) }); err != nil {
+	if err := parallel(ctx, len(ts), func(ctx context.Context, i int) error { return createRunner(ctx, cl.client, ts[i]) }); err != nil {
 		return tracker.result(), err
 	}
 	select {
@@ -154,7 +170,101 @@ func (d *driver) firstSync(ctx context.Context, c client.Client, ts []tenant.Ten
 	case <-ctx.Done():
 		return tracker.result(), ctx.Err()
 	}
-	return tracker.result(), nil
+	fs := tracker.result()
+	after, err := apiserverRequests(ctx, cl)
+	if err != nil {
+		return fs, err
+	}
+	fs.Requests = map[string]float64{}
+	for k, v := range after {
+		if delta := v - before[k]; delta > 0 {
+			fs.Requests[k] = delta
+		}
+	}
+	return fs, nil
+}
+
+// apiserverRequests reads apiserver_request_total as "VERB resource" → count, leases and
+// events left out (the apiserver's own heartbeats; events are counted by the services).
+func apiserverRequests(ctx context.Context, cl *cluster) (map[string]float64, error) {
+	fams, err := apiserverMetrics(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]float64{}
+	fam := fams["apiserver_request_total"]
+	if fam == nil {
+		return out, nil
+	}
+	for _, m := range fam.GetMetric() {
+		var verb, resource string
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "verb":
+				verb = l.GetValue()
+			case "resource":
+				resource = l.GetValue()
+			}
+		}
+		if resource == "leases" {
+			continue
+		}
+		out[verb+" "+resource] += m.GetCounter().GetValue()
+	}
+	return out, nil
+}
+
+func apiserverMetrics(ctx context.Context, cl *cluster) (procstat.Families, error) {
+	cs, err := kubernetes.NewForConfig(cl.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("clientset: %w", err)
+	}
+	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading the apiserver's metrics: %w", err)
+	}
+	return procstat.Parse(bytes.NewReader(raw))
+}
+
+// saveMetrics keeps each controller process's metrics text in OutDir/metrics/ for later
+// analysis (reconcile and compile duration histograms); failures only lose the file.
+func (d *driver) saveMetrics(ctx context.Context, ctrl *controller, label string) {
+	dir := filepath.Join(d.opts.OutDir, "metrics")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	for name, url := range ctrl.metrics {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			continue
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			continue
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err == nil {
+			_ = os.WriteFile(filepath.Join(dir, name+"-"+label+".prom"), data, 0o644)
+		}
+	}
+}
+
+// startCPUProfile profiles the driver's process (with the controller inside it in
+// in-process mode) into OutDir when Options.CPUProfile is set.
+func (d *driver) startCPUProfile(name string) (stop func(), err error) {
+	if !d.opts.CPUProfile {
+		return func() {}, nil
+	}
+	f, err := os.Create(filepath.Join(d.opts.OutDir, name))
+	if err != nil {
+		return nil, fmt.Errorf("creating CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("starting CPU profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 // spread picks m of n tenants evenly, starting at offset.
@@ -264,15 +374,7 @@ func (d *driver) read(ctx context.Context, cl *cluster, ctrl *controller) (sampl
 		s.compiles += fams.Sum("flux_kcl_compile_cache_total", nil)
 		s.applied += fams.Sum("fkc_applier_reconciles_total", procstat.Label("result", "applied"))
 	}
-	cs, err := kubernetes.NewForConfig(cl.cfg)
-	if err != nil {
-		return s, fmt.Errorf("clientset: %w", err)
-	}
-	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/metrics").DoRaw(ctx)
-	if err != nil {
-		return s, fmt.Errorf("reading the apiserver's metrics: %w", err)
-	}
-	fams, err := procstat.Parse(bytes.NewReader(raw))
+	fams, err := apiserverMetrics(ctx, cl)
 	if err != nil {
 		return s, err
 	}

@@ -58,6 +58,24 @@ type FirstSync struct {
 	Seconds float64 `json:"seconds"`
 	// Curve is the ready count over time (seconds since the first create).
 	Curve []Point `json:"curve"`
+	// Requests are the apiserver requests served during the first sync ("VERB resource" →
+	// count, from apiserver_request_total; every client's, the driver's creates included).
+	Requests map[string]float64 `json:"requests,omitempty"`
+}
+
+// PerRunner splits Requests into writes and reads per runner.
+func (f FirstSync) PerRunner() (writes, reads float64) {
+	for key, v := range f.Requests {
+		verb, _, _ := strings.Cut(key, " ")
+		switch verb {
+		case "GET", "LIST", "WATCH":
+			reads += v
+		default:
+			writes += v
+		}
+	}
+	n := float64(max(f.N, 1))
+	return writes / n, reads / n
 }
 
 // Latency is a distribution of latencies in seconds.
@@ -224,6 +242,15 @@ func (r *Report) PrintTable(w io.Writer) {
 	tw.Flush()
 
 	for _, s := range r.Sizes {
+		if len(s.KCL.Requests) > 0 {
+			writes, reads := s.KCL.PerRunner()
+			fmt.Fprintf(w, "\napiserver requests per runner during first sync at N=%d: KCLRun %.1f writes, %.1f reads", s.N, writes, reads)
+			if s.Kustomize != nil && len(s.Kustomize.Requests) > 0 {
+				writes, reads = s.Kustomize.PerRunner()
+				fmt.Fprintf(w, "; Kustomization %.1f writes, %.1f reads", writes, reads)
+			}
+			fmt.Fprintln(w)
+		}
 		if len(s.Memory) > 0 {
 			fmt.Fprintf(w, "\npeak RSS at N=%d:", s.N)
 			for _, name := range sortedKeys(s.Memory) {

@@ -1,0 +1,42 @@
+package natsconn
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidateRefusesFlagsThatCannotWorkTogether(t *testing.T) {
+	for name, c := range map[string]Config{
+		"two methods":           {CredsFile: "a.creds", NKeySeedFile: "seed"},
+		"user without password": {UserFile: "user"},
+		"cert without key":      {TLSCertFile: "tls.crt"},
+	} {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if err := (Config{UserFile: "u", PasswordFile: "p", TLSCAFile: "ca.crt", TLSCertFile: "c", TLSKeyFile: "k"}).Validate(); err != nil {
+		t.Errorf("a valid configuration refused: %v", err)
+	}
+}
+
+func TestRenderRefusesAUserWithoutCredentials(t *testing.T) {
+	_, err := RenderServerConfig(ServerConfig{Watcher: User{Name: "watcher"}, Applier: User{NKey: "UABC"}})
+	if err == nil || !strings.Contains(err.Error(), "watcher") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestApplierPublishesRequestsOnlyForDriftDetection(t *testing.T) {
+	has := func(p Permissions, subject string) bool {
+		for _, s := range p.Publish {
+			if s == subject {
+				return true
+			}
+		}
+		return false
+	}
+	if has(ApplierPermissions(false), reconcileSubjects) || !has(ApplierPermissions(true), reconcileSubjects) {
+		t.Fatal("the applier's right to publish reconcile requests must follow drift detection")
+	}
+}

@@ -110,6 +110,8 @@ type demo struct {
 	// the demo; controllerErr is then why.
 	controllerStopped chan struct{}
 	controllerErr     error
+	// sourceControllerDone is closed if source-controller ends.
+	sourceControllerDone <-chan struct{}
 }
 
 // run runs the demo until the last state (opts.exitWhenDone) or until ctx ends.
@@ -195,7 +197,7 @@ func run(ctx context.Context, opts options) (err error) {
 	if err != nil {
 		return err
 	}
-	d := &demo{ctx: ctx, c: env.Client, env: env, repo: repo, controllerStopped: make(chan struct{})}
+	d := &demo{ctx: ctx, c: env.Client, env: env, repo: repo, controllerStopped: make(chan struct{}), sourceControllerDone: sc.Done()}
 	go func() {
 		d.controllerErr = <-done
 		close(d.controllerStopped)
@@ -417,6 +419,8 @@ func (d *demo) poll(done func() (bool, error)) error {
 				return false, errors.New("the controller stopped")
 			}
 			return false, fmt.Errorf("the controller stopped: %w", d.controllerErr)
+		case <-d.sourceControllerDone:
+			return false, errors.New("source-controller stopped (see its log)")
 		default:
 		}
 		return done()

@@ -20,12 +20,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -111,8 +113,12 @@ func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
 	return nil
 }
 
+// startAttempts is how many sets of ports Start tries: a port found free may be taken by
+// another process before source-controller binds it, and then it exits.
+const startAttempts = 3
+
 // Start builds the binary when needed, installs the CRDs it requires and runs it against
-// env until it reports ready.
+// env until it reports ready and serves artifacts.
 func Start(ctx context.Context, env *kube.Env, opts Options) (*Controller, error) {
 	binary := opts.Binary
 	if binary == "" {
@@ -124,6 +130,34 @@ func Start(ctx context.Context, env *kube.Env, opts Options) (*Controller, error
 	if err := InstallCRDs(ctx, env.Config); err != nil {
 		return nil, err
 	}
+	var errs []error
+	for range startAttempts {
+		sc, err := start(ctx, binary, env.Kubeconfig(), opts.Log)
+		if err == nil {
+			return sc, nil
+		}
+		errs = append(errs, err)
+		var exited *exitedWhileStartingError
+		if !errors.As(err, &exited) {
+			break
+		}
+	}
+	return nil, errors.Join(errs...)
+}
+
+// exitedWhileStartingError is a process that ended before it served: often a port taken
+// between finding it free and binding it.
+type exitedWhileStartingError struct{ err error }
+
+func (e *exitedWhileStartingError) Error() string {
+	return fmt.Sprintf("source-controller exited while starting: %v", e.err)
+}
+
+func (e *exitedWhileStartingError) Unwrap() error { return e.err }
+
+// start is one attempt: the process on fresh ports, waited for until /readyz answers and
+// the artifact server serves a file of its storage (so the port is really its own).
+func start(ctx context.Context, binary, kubeconfig string, log io.Writer) (*Controller, error) {
 	ports, err := freePorts(3)
 	if err != nil {
 		return nil, err
@@ -133,6 +167,11 @@ func Start(ctx context.Context, env *kube.Env, opts Options) (*Controller, error
 	storage, err := os.MkdirTemp("", "source-controller-storage-")
 	if err != nil {
 		return nil, fmt.Errorf("creating the artifact storage: %w", err)
+	}
+	probe := filepath.Base(storage) // unique: the storage folder's random name
+	if err := os.WriteFile(filepath.Join(storage, probe), []byte(probe), 0o644); err != nil {
+		_ = os.RemoveAll(storage)
+		return nil, fmt.Errorf("writing the storage probe: %w", err)
 	}
 	cmd := exec.Command(binary,
 		"--storage-path="+storage,
@@ -144,9 +183,9 @@ func Start(ctx context.Context, env *kube.Env, opts Options) (*Controller, error
 		"--health-addr="+healthAddr,
 		"--log-level=debug",
 	)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.Kubeconfig())
-	if opts.Log != nil {
-		cmd.Stdout, cmd.Stderr = opts.Log, opts.Log
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+kubeconfig)
+	if log != nil {
+		cmd.Stdout, cmd.Stderr = log, log
 	}
 	cmd.SysProcAttr = dieWithParent()
 	if err := cmd.Start(); err != nil {
@@ -159,10 +198,12 @@ func Start(ctx context.Context, env *kube.Env, opts Options) (*Controller, error
 		_ = os.RemoveAll(storage)
 		close(sc.done)
 	}()
-	if err := sc.waitReady(ctx, "http://"+healthAddr+"/readyz"); err != nil {
+	err = sc.waitServing(ctx, "http://"+healthAddr+"/readyz", "http://"+storageAddr+"/"+probe, probe)
+	if err != nil {
 		_ = sc.Stop()
 		return nil, err
 	}
+	_ = os.Remove(filepath.Join(storage, probe))
 	return sc, nil
 }
 
@@ -172,28 +213,43 @@ func (sc *Controller) Pid() int { return sc.cmd.Process.Pid }
 // Done is closed when the process has ended.
 func (sc *Controller) Done() <-chan struct{} { return sc.done }
 
-// waitReady polls the readiness endpoint until it answers 200 or the process ends.
-func (sc *Controller) waitReady(ctx context.Context, url string) error {
+// waitServing polls until the readiness endpoint answers 200 and the artifact server
+// serves the probe file, or the process ends.
+func (sc *Controller) waitServing(ctx context.Context, readyURL, probeURL, probe string) error {
 	ctx, cancel := context.WithTimeout(ctx, startTimeout)
 	defer cancel()
 	httpClient := &http.Client{Timeout: 5 * time.Second}
+	ready := false
 	for {
 		select {
 		case <-sc.done:
-			return fmt.Errorf("source-controller exited while starting: %v", sc.waitErr)
+			return &exitedWhileStartingError{err: sc.waitErr}
 		case <-ctx.Done():
-			return fmt.Errorf("source-controller not ready at %s: %w", url, ctx.Err())
+			if !ready {
+				return fmt.Errorf("source-controller not ready at %s: %w", readyURL, ctx.Err())
+			}
+			return fmt.Errorf("source-controller serves no artifacts at %s: %w", probeURL, ctx.Err())
 		case <-time.After(200 * time.Millisecond):
 		}
-		resp, err := httpClient.Get(url)
-		if err != nil {
+		if !ready {
+			_, ready = get(httpClient, readyURL)
 			continue
 		}
-		_ = resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
+		if body, ok := get(httpClient, probeURL); ok && string(body) == probe {
 			return nil
 		}
 	}
+}
+
+// get returns the body of a 200 answer; ok is false for anything else.
+func get(c *http.Client, url string) (body []byte, ok bool) {
+	resp, err := c.Get(url)
+	if err != nil {
+		return nil, false
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(io.LimitReader(resp.Body, 4096))
+	return body, err == nil && resp.StatusCode == http.StatusOK
 }
 
 // Stop ends the process with SIGTERM (SIGKILL after a grace period), waits for it and
@@ -244,18 +300,57 @@ func RequestReconcile(ctx context.Context, c client.Client, obj client.Object) e
 	return nil
 }
 
-// freePorts finds n distinct free ports on 127.0.0.1.
+// freePorts finds n distinct free ports on 127.0.0.1. Where the kernel says which ports it
+// hands out for outgoing connections and port 0, they are picked below that range, so the
+// busy machine's own connections cannot take them before source-controller binds them.
 func freePorts(n int) ([]int, error) {
+	low, ok := ephemeralPortsStart()
 	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+	seen := map[int]bool{}
+	for tries := 0; len(ports) < n; tries++ {
+		port := 0
+		if ok && tries < 1000 {
+			port = minFixedPort + rand.IntN(low-minFixedPort)
+			if seen[port] {
+				continue
+			}
+		}
+		l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
+			if port != 0 {
+				continue // taken: try another
+			}
 			return nil, fmt.Errorf("finding a free port: %w", err)
 		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+		port = l.Addr().(*net.TCPAddr).Port
+		_ = l.Close()
+		if !seen[port] {
+			seen[port] = true
+			ports = append(ports, port)
+		}
 	}
 	return ports, nil
+}
+
+// minFixedPort is the lowest port freePorts picks; below are well-known services.
+const minFixedPort = 20000
+
+// ephemeralPortsStart is the first port of the kernel's ephemeral range, when it is known
+// and leaves room below it.
+func ephemeralPortsStart() (int, bool) {
+	data, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 0, false
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) != 2 {
+		return 0, false
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil || low <= minFixedPort+1000 {
+		return 0, false
+	}
+	return low, true
 }
 
 // repoRoot finds the checkout from this source file, or else upwards from the working dir,

@@ -29,6 +29,22 @@ func TestApplierKilledMidApply(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
 	defer cancel()
+	victim, revision := catchApply(ctx, t, f, target)
+	f.runFault(fault.Kill(victim, f.journal), s, 2*time.Second, func() {
+		applied := countRevision(ctx, target, revision)
+		t.Logf("%s killed in the apply of %s: %d of %d ConfigMaps of the new revision written", victim.Name, target.key(), applied, objects)
+		// A newer change replaces the request the killed applier held (unacked, it would
+		// otherwise be redelivered only after the consumer's ack wait).
+		if err := f.flip(ctx, target); err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+// catchApply publishes revisions of target until it catches an applier between the first
+// and the last object write of one, and returns that applier and the revision.
+func catchApply(ctx context.Context, t *testing.T, f *fleet, target *tenant) (*fault.Process, string) {
+	t.Helper()
 	wc, err := client.NewWithWatch(suite.env.Config, client.Options{Scheme: kube.Scheme()})
 	if err != nil {
 		t.Fatal(err)
@@ -38,46 +54,58 @@ func TestApplierKilledMidApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Stop()
-	if err := f.publish(ctx, target, nil); err != nil {
-		t.Fatal(err)
+	// A very quick apply may finish before the journal is read: then the next revision.
+	for attempt := 1; attempt <= 5; attempt++ {
+		if err := f.publish(ctx, target, nil); err != nil {
+			t.Fatal(err)
+		}
+		revision := target.source.(*sourcev1.GitRepository).Status.Artifact.Revision
+		firstWrite(t, w, revision)
+		if victim := holder(t, f, target); victim != nil {
+			return victim, revision
+		}
+		t.Logf("the apply of %s ended before the journal was read; next revision", revision)
 	}
-	revision := target.source.(*sourcev1.GitRepository).Status.Artifact.Revision
-	firstWrite(t, w, revision)
+	t.Fatalf("no apply of %s caught in flight in 5 revisions", target.key())
+	return nil, ""
+}
 
+// countRevision counts the tenant's ConfigMaps at revision.
+func countRevision(ctx context.Context, tn *tenant, revision string) int {
+	var cms corev1.ConfigMapList
+	if err := suite.env.Client.List(ctx, &cms, client.InNamespace(tn.ns)); err != nil {
+		return -1
+	}
+	n := 0
+	for _, cm := range cms.Items {
+		if cm.Data["rev"] == revision {
+			n++
+		}
+	}
+	return n
+}
+
+// holder is the applier process inside a reconcile of tn, nil if none.
+func holder(t *testing.T, f *fleet, tn *tenant) *fault.Process {
+	t.Helper()
 	sum, err := fault.ReadJournal(f.journal)
 	if err != nil {
 		t.Fatal(err)
 	}
-	holders := sum.Open[target.key()]
-	if len(holders) != 1 {
-		t.Fatalf("%s is held by %v while its objects are written", target.key(), holders)
+	holders := sum.Open[tn.key()]
+	if len(holders) > 1 {
+		t.Fatalf("%s is held by %v at once", tn.key(), holders)
 	}
-	var victim *fault.Process
+	if len(holders) == 0 {
+		return nil
+	}
 	for _, p := range f.appliers {
 		if p.PID() == holders[0] {
-			victim = p
+			return p
 		}
 	}
-	if victim == nil {
-		t.Fatalf("no applier has pid %d", holders[0])
-	}
-	f.runFault(fault.Kill(victim, f.journal), s, 2*time.Second, func() {
-		applied := 0
-		var cms corev1.ConfigMapList
-		if err := suite.env.Client.List(ctx, &cms, client.InNamespace(target.ns)); err == nil {
-			for _, cm := range cms.Items {
-				if cm.Data["rev"] == revision {
-					applied++
-				}
-			}
-		}
-		t.Logf("%s killed in the apply of %s: %d of %d ConfigMaps of the new revision written", victim.Name, target.key(), applied, objects)
-		// A newer change replaces the request the killed applier held (unacked, it would
-		// otherwise be redelivered only after the consumer's ack wait).
-		if err := f.flip(ctx, target); err != nil {
-			t.Error(err)
-		}
-	})
+	t.Fatalf("no applier has pid %d", holders[0])
+	return nil
 }
 
 // firstWrite waits for the first ConfigMap written with revision.
@@ -89,4 +117,25 @@ func firstWrite(t *testing.T, w watch.Interface, revision string) {
 		}
 	}
 	t.Fatalf("the watch ended before a ConfigMap of %s was written", revision)
+}
+
+// The applier is killed in the apply of the last change its KCLRun sees: no newer request
+// replaces the one it held, so the KCLRun waits for JetStream to redeliver it, after the
+// consumer's ack wait (2 minutes). Opt-in (-fault-ackwait): it measures that wait.
+func TestApplierKilledOnTheLastChange(t *testing.T) {
+	if !*ackWait {
+		t.Skip("measures the consumer's ack wait (minutes): run with -args -fault-ackwait")
+	}
+	const objects = 30
+	f := startFleet(t, fleetOptions{objects: objects, tenants: 1})
+	f.addTenants(f.opts.tenants)
+	t.Logf("initial convergence: %s", f.waitConverged().Round(time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
+	defer cancel()
+	target := f.tenants[0]
+	victim, revision := catchApply(ctx, t, f, target)
+	s := f.startStream(time.Hour, target) // no changes: only the fault
+	f.runFault(fault.Kill(victim, f.journal), s, 0, func() {
+		t.Logf("%s killed in the apply of %s: %d of %d ConfigMaps written", victim.Name, target.key(), countRevision(ctx, target, revision), objects)
+	})
 }

@@ -395,6 +395,10 @@ func (f *fleet) startStream(gap time.Duration, exclude ...*tenant) *stream {
 	s := &stream{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
+		if len(targets) == 0 {
+			<-ctx.Done()
+			return
+		}
 		for i := 0; ; i++ {
 			tn := targets[i%len(targets)]
 			var err error

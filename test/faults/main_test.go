@@ -29,6 +29,9 @@ import (
 // go test ./test/faults/ -args -fault-outage=1m
 var outage = flag.Duration("fault-outage", 3*time.Second, "how long NATS, the apiserver, the artifact server and the events receiver stay down")
 
+// ackWait runs the opt-in test that waits for the consumer's ack wait.
+var ackWait = flag.Bool("fault-ackwait", false, "also run TestApplierKilledOnTheLastChange (waits minutes for a redelivery)")
+
 // suite is what TestMain started; every test shares it.
 var suite struct {
 	skip string

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
+	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
@@ -24,7 +25,7 @@ type serviceFlags struct {
 	Compiler compiler.Config
 	Resolver resolver.Config
 	AllInOne allinone.Config
-	NATSURL  string
+	NATS     natsconn.Config
 }
 
 // parseArgs parses the container args of the binary (watcher, resolver, compiler, applier or
@@ -33,6 +34,7 @@ func parseArgs(binary string, args []string) (*serviceFlags, error) {
 	f := &serviceFlags{
 		Watcher: watcher.DefaultConfig(), Applier: applier.DefaultConfig(), Workers: workerclient.DefaultConfig(),
 		Compiler: compiler.DefaultConfig(), Resolver: resolver.DefaultConfig(), AllInOne: allinone.DefaultConfig(),
+		NATS: natsconn.DefaultConfig(),
 	}
 	fs := pflag.NewFlagSet(binary, pflag.ContinueOnError)
 	var logOpts logger.Options
@@ -40,11 +42,11 @@ func parseArgs(binary string, args []string) (*serviceFlags, error) {
 	switch binary {
 	case "watcher":
 		f.Watcher.BindFlags(fs)
-		fs.StringVar(&f.NATSURL, "nats-url", "", "")
+		f.NATS.BindFlags(fs)
 	case "applier":
 		f.Applier.BindFlags(fs)
 		f.Workers.BindFlags(fs)
-		fs.StringVar(&f.NATSURL, "nats-url", "", "")
+		f.NATS.BindFlags(fs)
 	case "compiler":
 		f.Compiler.BindFlags(fs)
 	case "resolver":

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	eventv1 "github.com/fluxcd/pkg/apis/event/v1"
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/go-logr/logr"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
 	appsv1 "k8s.io/api/apps/v1"
@@ -29,6 +32,7 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
@@ -45,10 +49,11 @@ func TestChartRBACRunsAFullReconcile(t *testing.T) {
 	t.Run("default (applier bound to cluster-admin)", func(t *testing.T) {
 		runWithChartRBAC(t, nil, "")
 	})
-	t.Run("locked down (tenants impersonated)", func(t *testing.T) {
+	t.Run("locked down (tenants impersonated, NATS users)", func(t *testing.T) {
 		runWithChartRBAC(t, map[string]any{
 			"rbac":                  map[string]any{"applierClusterAdmin": false},
 			"defaultServiceAccount": "kcl-tenant",
+			"nats":                  map[string]any{"auth": map[string]any{"enabled": true}},
 		}, "kcl-tenant")
 	})
 }
@@ -61,15 +66,15 @@ func runWithChartRBAC(t *testing.T, values map[string]any, tenantSA string) {
 	applyRBAC(t, objs)
 
 	forbidden := &forbiddenRecorder{}
-	natsSrv := natsserver.StartT(t)
+	natsSrv, creds := startChartNATS(t, objs)
 	artifacts := artifactserver.StartT(t)
 	events := &eventReceiver{}
 	receiver := httptest.NewServer(events)
 	defer receiver.Close()
 
-	stopWatcher := startWatcher(t, ctx, containerArgs(t, objs, "kcl-watcher"), natsSrv, forbidden)
+	stopWatcher := startWatcher(t, ctx, containerArgs(t, objs, "kcl-watcher"), natsSrv, creds, forbidden)
 	defer stopWatcher()
-	stopApplier := startApplier(t, ctx, objs, natsSrv, receiver.URL, forbidden)
+	stopApplier := startApplier(t, ctx, objs, natsSrv, creds, receiver.URL, forbidden)
 	defer stopApplier()
 
 	// A tenant: a program whose image follows an ImagePolicy, in a Git source.
@@ -198,7 +203,73 @@ func asServiceAccount(t *testing.T, sa string, forbidden *forbiddenRecorder) *re
 	return cfg
 }
 
-func startWatcher(t *testing.T, ctx context.Context, args []string, natsSrv *natsserver.Server, forbidden *forbiddenRecorder) (stop func()) {
+// natsCreds are the user and password files of each identity, as mounted from the Secrets.
+type natsCreds map[string][2]string
+
+// startChartNATS runs the real nats-server with the configuration the chart renders (its
+// authorization block resolving users and passwords from the environment, as the StatefulSet
+// sets them from the Secrets), or without one when the chart renders no NATS auth.
+func startChartNATS(t *testing.T, objs []*unstructured.Unstructured) (*natsserver.Server, natsCreds) {
+	t.Helper()
+	cm := find(objs, "ConfigMap", "kcl-nats-config")
+	conf, _, _ := unstructured.NestedString(cm.Object, "data", "nats.conf")
+	if !strings.Contains(conf, "authorization") {
+		return natsserver.StartT(t), nil
+	}
+	creds := natsCreds{}
+	dir := t.TempDir()
+	for _, who := range []string{natsconn.WatcherIdentity, natsconn.ApplierIdentity} {
+		password := "pw-" + who + "-7Kq2"
+		t.Setenv(strings.ToUpper(who)+"_USER", who)
+		t.Setenv(strings.ToUpper(who)+"_PASSWORD", password)
+		user, pass := filepath.Join(dir, who+"-user"), filepath.Join(dir, who+"-password")
+		if err := os.WriteFile(user, []byte(who+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(pass, []byte(password+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		creds[who] = [2]string{user, pass}
+	}
+	// The harness picks the listen port and the store folder (with the limits the chart sets);
+	// the monitoring port is not needed.
+	var lines []string
+	for _, l := range strings.Split(conf, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "http_port") {
+			lines = append(lines, l)
+		}
+	}
+	path := filepath.Join(dir, "nats.conf")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := natsserver.Start(natsserver.Options{ConfigFile: path, MaxStore: 1 << 30, MaxMemory: 256 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Stop)
+	return srv, creds
+}
+
+// connectNATS connects as the service's main does, with the flags the chart passes, to the
+// test server (the mounted Secret files replaced by the test's).
+func connectNATS(t *testing.T, cfg natsconn.Config, identity string, natsSrv *natsserver.Server, creds natsCreds) *nats.Conn {
+	t.Helper()
+	cfg.URL = natsSrv.URL()
+	if c, ok := creds[identity]; ok {
+		if cfg.UserFile == "" || cfg.PasswordFile == "" {
+			t.Fatalf("the chart renders NATS users but passes %s no --nats-user-file/--nats-password-file", identity)
+		}
+		cfg.UserFile, cfg.PasswordFile = c[0], c[1]
+	}
+	nc, err := cfg.Connect(identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc
+}
+
+func startWatcher(t *testing.T, ctx context.Context, args []string, natsSrv *natsserver.Server, creds natsCreds, forbidden *forbiddenRecorder) (stop func()) {
 	t.Helper()
 	flags, err := parseArgs("watcher", args)
 	if err != nil {
@@ -209,8 +280,7 @@ func startWatcher(t *testing.T, ctx context.Context, args []string, natsSrv *nat
 	g := NewWithT(t)
 	g.Expect(cfg.EnableLeaderElection).To(BeTrue())
 	g.Expect(cfg.LeaderElectionNamespace).To(Equal(releaseNamespace))
-	nc, err := natsSrv.Connect()
-	g.Expect(err).NotTo(HaveOccurred())
+	nc := connectNATS(t, flags.NATS, natsconn.WatcherIdentity, natsSrv, creds)
 	js, err := jetstream.New(nc)
 	g.Expect(err).NotTo(HaveOccurred())
 	svc, err := watcher.New(cfg, watcher.Deps{RestConfig: asServiceAccount(t, "kcl-watcher", forbidden), JetStream: js, Logger: logr.Discard()})
@@ -218,7 +288,7 @@ func startWatcher(t *testing.T, ctx context.Context, args []string, natsSrv *nat
 	return runService(ctx, "watcher", svc.Run, nc.Close)
 }
 
-func startApplier(t *testing.T, ctx context.Context, objs []*unstructured.Unstructured, natsSrv *natsserver.Server, eventsAddr string, forbidden *forbiddenRecorder) (stop func()) {
+func startApplier(t *testing.T, ctx context.Context, objs []*unstructured.Unstructured, natsSrv *natsserver.Server, creds natsCreds, eventsAddr string, forbidden *forbiddenRecorder) (stop func()) {
 	t.Helper()
 	g := NewWithT(t)
 	flags, err := parseArgs("applier", containerArgs(t, objs, "kcl-applier"))
@@ -244,8 +314,7 @@ func startApplier(t *testing.T, ctx context.Context, objs []*unstructured.Unstru
 	workers, err := workerclient.NewInProcess(compilerSvc, resolverSvc)
 	g.Expect(err).NotTo(HaveOccurred())
 
-	nc, err := natsSrv.Connect()
-	g.Expect(err).NotTo(HaveOccurred())
+	nc := connectNATS(t, flags.NATS, natsconn.ApplierIdentity, natsSrv, creds)
 	svc, err := applier.New(cfg, applier.Deps{
 		RESTConfig: asServiceAccount(t, "kcl-applier", forbidden), NATS: nc,
 		Compiler: workers, Resolver: workers, Logger: logr.Discard(),

@@ -154,10 +154,18 @@ func (s *story) waitAppliedRevision(suffix string) {
 	})
 }
 
-// Eventually polls f at the suite's interval until it passes.
+// Eventually polls f at the suite's interval until it passes; it gives up at once if
+// source-controller has ended.
 func (s *story) Eventually(f func(g Gomega)) {
 	s.t.Helper()
-	NewWithT(s.t).Eventually(f).WithTimeout(deliveryTimeout).WithPolling(pollInterval).Should(Succeed())
+	NewWithT(s.t).Eventually(func(g Gomega) {
+		select {
+		case <-suite.sourceController.Done():
+			StopTrying("source-controller has exited; its log is in " + suite.logDir).Now()
+		default:
+		}
+		f(g)
+	}).WithTimeout(deliveryTimeout).WithPolling(pollInterval).Should(Succeed())
 }
 
 func (s *story) getRun(g Gomega) *kclv1.KCLRun {

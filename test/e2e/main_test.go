@@ -28,6 +28,8 @@ var suite struct {
 	skip string
 	env  *kube.Env
 	git  *gitserver.Server
+	// sourceController is the running source-controller; a story stops waiting if it ends.
+	sourceController *sourcecontroller.Controller
 	// logDir holds the controllers' logs.
 	logDir string
 }
@@ -126,6 +128,7 @@ func startSuite(logDir string) (stop func(), err error) {
 	if err != nil {
 		return stop, fmt.Errorf("%w (log: %s)", err, scLog.Name())
 	}
+	suite.sourceController = sc
 	stops = append(stops, func() {
 		if err := sc.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "e2e:", err)

@@ -107,8 +107,19 @@ func TestImagesWrittenToALayoutWithoutRegistry(t *testing.T) {
 	o.Platforms = []v1.Platform{{OS: "linux", Architecture: "amd64"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	if _, err := ociimage.Build(ctx, o); err != nil {
+	first, err := ociimage.Build(ctx, o)
+	if err != nil {
 		t.Fatal(err)
+	}
+	// Reproducible: the same sources give the same digest.
+	again := o
+	again.LayoutDir, again.WorkDir = filepath.Join(t.TempDir(), "again"), t.TempDir()
+	second, err := ociimage.Build(ctx, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first[0].Digest != second[0].Digest {
+		t.Errorf("two builds of the same sources: %s and %s", first[0].Digest, second[0].Digest)
 	}
 	root, err := layout.ImageIndexFromPath(o.LayoutDir)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 )
 
 func runBuild(args []string) error {
-	var opts localbuild.Options
+	opts := localbuild.Options{Packages: localbuild.DefaultPackages()}
 	var kubeconfig string
 	fs := pflag.NewFlagSet("build", pflag.ContinueOnError)
 	fs.StringArrayVar(&opts.PolicyFiles, "image-policy", nil, "A YAML file of ImagePolicy objects whose status.latestRef the markers follow (repeatable).")
@@ -22,6 +22,8 @@ func runBuild(args []string) error {
 	fs.StringVarP(&opts.Namespace, "namespace", "n", "default", "The KCLRun's namespace: markers without a namespace read their policy there.")
 	fs.BoolVar(&opts.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "Refuse policies in other namespaces, as the controller flag does.")
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "Read ImagePolicies not found in --image-policy files from this cluster.")
+	fs.BoolVar(&opts.Vendor, "vendor", false, "Use the program's vendored KCL packages only, as spec.config.vendor; never touch the network.")
+	opts.Packages.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return nil

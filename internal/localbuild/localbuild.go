@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/imagepolicy"
+	"github.com/kcl-lang/flux-kcl-controller/internal/kclpackage"
 	"github.com/kcl-lang/flux-kcl-controller/kcl"
 )
 
@@ -34,6 +35,11 @@ type Options struct {
 	NoCrossNamespaceRefs bool
 	// Arguments are "name=value" top-level arguments (-D).
 	Arguments []string
+	// Vendor uses the program's vendored KCL packages only, as spec.config.vendor.
+	Vendor bool
+	// Packages configure the download of kcl.mod dependencies (the compiler's
+	// flags); registries are logged in with the user's Docker config.
+	Packages kclpackage.Config
 }
 
 // HoldError is a build held back by image policies: the message the status would carry.
@@ -87,7 +93,12 @@ func Build(ctx context.Context, opts Options, out, log io.Writer) error {
 			fmt.Fprintf(log, "%s: %s → %s (policy %s)\n", s.Location(), s.Literal, s.New, s.PolicyKey)
 		}
 	}
-	result, err := kcl.Run(ctx, kcl.Options{WorkDir: opts.Dir, Arguments: opts.Arguments, FileOverrides: overrides})
+	packages, release, err := resolvePackages(ctx, opts, log)
+	if err != nil {
+		return err
+	}
+	defer release()
+	result, err := kcl.Run(ctx, kcl.Options{WorkDir: opts.Dir, Arguments: opts.Arguments, FileOverrides: overrides, ExternalPkgs: packages.ExternalPkgs()})
 	if err != nil {
 		return err
 	}

@@ -29,6 +29,7 @@ const usage = `usage: kcl run [FILES...] [options]
   -S, --path_selector p     path selector (repeatable)
   -O, --overrides spec      override spec (repeatable)
   -E, --external name=path  external package mapping (repeatable)
+      --vendor              use the vendored kcl.mod dependencies only (no network)
   -n, --disable_none   -k, --sort_keys   -H, --show_hidden   -r, --strict_range_check   -d, --debug`
 
 func runCLI(args []string, stdout, stderr io.Writer) int {
@@ -59,6 +60,10 @@ func runCLI(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	opts.Stdout = stdout
+	if err := addPackages(context.Background(), &opts, cwd, cl.vendor); err != nil {
+		fmt.Fprintf(stderr, "error[E3M38]: DependencyError\n%v\n", err)
+		return 1
+	}
 	res, err := kcl.Run(context.Background(), opts)
 	if err != nil {
 		var kerr *kcl.Error
@@ -82,6 +87,7 @@ func runCLI(args []string, stdout, stderr io.Writer) int {
 type commandLine struct {
 	files, arguments, settings, selectors, overrides, externals []string
 	disableNone, sortKeys, showHidden, strictRange, debug, help bool
+	vendor                                                      bool
 }
 
 var settingsFile = func(s string) bool {
@@ -123,6 +129,8 @@ func parseArgs(args []string) (*commandLine, error) {
 			cl.strictRange = true
 		case 'd':
 			cl.debug = true
+		case vendorFlag:
+			cl.vendor = true
 		case 'v', 'q', 'R', 'K', 'l', 'p':
 		default:
 			return false
@@ -133,7 +141,7 @@ func parseArgs(args []string) (*commandLine, error) {
 		"overrides": "O", "override": "O", "external": "E", "output": "o", "format": "f", "target": "t", "tag": "t", "error_format": "t"}
 	longFlag := map[string]byte{"disable_none": 'n', "disable-none": 'n', "sort_keys": 'k', "sort-keys": 'k',
 		"show_hidden": 'H', "show-hidden": 'H', "strict_range_check": 'r', "strict-range-check": 'r', "debug": 'd',
-		"verbose": 'v', "fast_eval": 'K', "recursive": 'R', "quiet": 'q', "no_style": 'q', "vendor": 'q'}
+		"verbose": 'v', "fast_eval": 'K', "recursive": 'R', "quiet": 'q', "no_style": 'q', "vendor": vendorFlag}
 	for len(rest) > 0 {
 		t := rest[0]
 		rest = rest[1:]

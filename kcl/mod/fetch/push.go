@@ -26,6 +26,10 @@ type PushOptions struct {
 	PlainHTTP bool
 	// Created is the org.opencontainers.image.created annotation; zero is now.
 	Created time.Time
+	// Legacy writes the format of kpm before 2026: an uncompressed tar layer
+	// (MediaTypeLayerTar, titled <name>_<version>.tar), oras' unknown config and
+	// no artifactType. Packages such as ghcr.io/kcl-lang/k8s:1.29 look so.
+	Legacy bool
 }
 
 // Push uploads the package in dir to ref ("registry/repo:tag") in kpm's
@@ -45,13 +49,21 @@ func Push(ctx context.Context, dir, ref string, opts PushOptions) (string, error
 		return "", err
 	}
 	var tarball bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&tarball, gzip.BestCompression)
-	zw.ModTime = time.Unix(0, 0)
-	if err := packDir(dir, zw); err != nil {
-		return "", err
-	}
-	if err := zw.Close(); err != nil {
-		return "", err
+	layerType, configType, artifactType, ext := MediaTypeLayerTarGzip, MediaTypeEmptyConfig, MediaTypeLayerTarGzip, "tgz"
+	if opts.Legacy {
+		layerType, configType, artifactType, ext = MediaTypeLayerTar, "application/vnd.unknown.config.v1+json", "", "tar"
+		if err := packDir(dir, &tarball); err != nil {
+			return "", err
+		}
+	} else {
+		zw, _ := gzip.NewWriterLevel(&tarball, gzip.BestCompression)
+		zw.ModTime = time.Unix(0, 0)
+		if err := packDir(dir, zw); err != nil {
+			return "", err
+		}
+		if err := zw.Close(); err != nil {
+			return "", err
+		}
 	}
 	nameOpts := []name.Option{}
 	if opts.PlainHTTP {
@@ -67,8 +79,8 @@ func Push(ctx context.Context, dir, ref string, opts PushOptions) (string, error
 	}
 	remoteOpts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain)}
 
-	layer := static.NewLayer(tarball.Bytes(), types.MediaType(MediaTypeLayerTarGzip))
-	config := static.NewLayer(emptyConfig, types.MediaType(MediaTypeEmptyConfig))
+	layer := static.NewLayer(tarball.Bytes(), types.MediaType(layerType))
+	config := static.NewLayer(emptyConfig, types.MediaType(configType))
 	for _, blob := range []v1.Layer{layer, config} {
 		if err := remote.WriteLayer(tag.Context(), blob, remoteOpts...); err != nil {
 			return "", fmt.Errorf("push: %w", err)
@@ -78,7 +90,7 @@ func Push(ctx context.Context, dir, ref string, opts PushOptions) (string, error
 	if err != nil {
 		return "", err
 	}
-	layerDesc.Annotations = map[string]string{AnnotationTitle: fmt.Sprintf("%s_%s.tgz", file.Package.Name, file.Package.Version)}
+	layerDesc.Annotations = map[string]string{AnnotationTitle: fmt.Sprintf("%s_%s.%s", file.Package.Name, file.Package.Version, ext)}
 	configDesc, err := describe(config)
 	if err != nil {
 		return "", err
@@ -90,7 +102,7 @@ func Push(ctx context.Context, dir, ref string, opts PushOptions) (string, error
 	manifest := v1.Manifest{
 		SchemaVersion: 2,
 		MediaType:     types.OCIManifestSchema1,
-		ArtifactType:  MediaTypeLayerTarGzip,
+		ArtifactType:  artifactType,
 		Config:        configDesc,
 		Layers:        []v1.Descriptor{layerDesc},
 		Annotations: map[string]string{

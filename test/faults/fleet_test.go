@@ -43,6 +43,8 @@ const (
 	// convergeTimeout bounds every wait for convergence; reaching it is a failure (a lost
 	// reconcile or a stuck KCLRun), not a speed measurement.
 	convergeTimeout = 3 * time.Minute
+	// stopGrace is how long a service may take to stop after SIGTERM at the end of a test.
+	stopGrace = 10 * time.Second
 )
 
 type fleetOptions struct {
@@ -223,7 +225,11 @@ func (f *fleet) process(name, binary string, args []string, ready func(context.C
 	}
 	f.t.Cleanup(func() {
 		if p.Running() {
-			_ = p.Stop(10 * time.Second)
+			start := time.Now()
+			_ = p.Stop(stopGrace)
+			if d := time.Since(start); d > 2*time.Second {
+				f.t.Logf("%s took %s to stop after SIGTERM (killed after %s)", p.Name, d.Round(time.Millisecond), stopGrace)
+			}
 		}
 		_ = log.Close()
 	})

@@ -2,6 +2,7 @@ package compiler_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -171,8 +172,33 @@ func TestCompileGitDependency(t *testing.T) {
 	if team, _, _ := unstructured.NestedString(got.Objects[0].Object, "metadata", "labels", "team"); team != "platform" {
 		t.Fatalf("got %v", got.Objects[0].Object)
 	}
-	if p := got.Packages; len(p) != 1 || p[0].Digest != commit || p[0].Source != repo.URL+"@v0.1.0" || p[0].Version != "0.1.0" {
+	if p := got.Packages; len(p) != 1 || p[0].Digest != commit || p[0].Source != repo.URL+"@v0.1.0" || p[0].Version != "0.1.0" || p[0].Locked {
 		t.Fatalf("packages %+v, want commit %s", p, commit)
+	}
+	// Locked to the commit with its sum, as kpm writes it: fetched at that
+	// commit even after the tag moves, and verified.
+	lock := fmt.Sprintf("[dependencies]\n  [dependencies.labels]\n    name = \"labels\"\n    full_name = \"labels_0.1.0\"\n    version = \"0.1.0\"\n"+
+		"    sum = %q\n    url = %q\n    commit = %q\n    git_tag = \"v0.1.0\"\n", got.Packages[0].Sum, repo.URL, commit)
+	if _, err := repo.Commit("moved", map[string]string{"main.k": "team = \"moved\"\n"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"tag", "-f", "v0.1.0"}, {"push", "--quiet", "-f", "origin", "v0.1.0"}} {
+		if _, err := repo.Git(args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := map[string]string{
+		"kcl.mod":      "[package]\nname = \"app\"\n\n[dependencies]\nlabels = { git = \"" + repo.URL + "\", tag = \"v0.1.0\" }\n",
+		"kcl.mod.lock": lock,
+		"main.k":       "import labels\n\n[{apiVersion = \"v1\", kind = \"ConfigMap\", metadata = {name = \"locked\", namespace = \"default\", labels.team = labels.team}}]\n",
+	}
+	fresh := startWorker(t, nil) // an empty package cache: the commit is cloned
+	locked, err := fresh.client.Compile(context.Background(), workerclient.CompileInput{Artifact: ref(fresh.publish(t, "git-locked", files))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if team, _, _ := unstructured.NestedString(locked.Objects[0].Object, "metadata", "labels", "team"); team != "platform" || !locked.Packages[0].Locked {
+		t.Fatalf("locked: %v %+v", locked.Objects[0].Object, locked.Packages)
 	}
 }
 

@@ -8,10 +8,10 @@ SHELL := /usr/bin/env bash
 CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/flux-kcl-controller
 export FKC_CACHE := $(CACHE)
 TOOLS := $(CACHE)/tools/bin
-GO_PACKAGES := ./... ./api/... ./kcl/...
+GO_PACKAGES := ./... ./api/... ./kcl/... ./test/install/...
 SERVICES := watcher resolver compiler applier
 
-.PHONY: all setup build kcl test test-unit e2e demo proto generate lint vet fmt loadtest clean images
+.PHONY: all setup build kcl test test-unit e2e demo proto generate lint vet fmt loadtest clean deploy images
 
 all: build kcl
 
@@ -78,6 +78,11 @@ loadtest: setup build
 # IMAGES_ARGS passes more flags (go run ./hack/images --help).
 images:
 	go run ./hack/images $(IMAGES_ARGS)
+
+# The split deployment with the Helm chart's defaults, into flux-system of the current kubectl
+# context (test/install checks that deploy/default and the chart render the same objects).
+deploy:
+	kubectl apply -k deploy/default
 
 clean:
 	rm -rf bin

@@ -30,6 +30,7 @@ var fluxKinds = []any{
 // are extended, by the kustomize component or by the chart's Job; the Job's patch can run
 // again without changing anything.
 func TestAlertsAcceptKCLRunOnceExtended(t *testing.T) {
+	needsAPIServer(t)
 	ctx := context.Background()
 	original := installCRDs(t, alertsCRD, receiversCRD)
 	t.Cleanup(func() { applyCRDs(t, original) })

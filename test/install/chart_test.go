@@ -29,6 +29,7 @@ func ciValuesFiles(t *testing.T) []string {
 
 // Every object the chart renders for each values set is accepted by the apiserver.
 func TestChartRendersObjectsTheAPIServerAccepts(t *testing.T) {
+	needsAPIServer(t)
 	for _, values := range ciValuesFiles(t) {
 		t.Run(filepath.Base(values), func(t *testing.T) {
 			g := NewWithT(t)
@@ -91,6 +92,7 @@ func TestChartValuesSets(t *testing.T) {
 // The ServiceMonitor is off in the tested sets (no Prometheus Operator CRDs in the test
 // apiserver); switched on, it renders and selects the metrics Service.
 func TestChartRendersServiceMonitor(t *testing.T) {
+	needsAPIServer(t)
 	g := NewWithT(t)
 	objs := renderChart(t, nil, map[string]any{"metrics": map[string]any{"serviceMonitor": map[string]any{"enabled": true}}})
 	sm := find(objs, "ServiceMonitor", "flux-kcl-controller")

@@ -13,6 +13,7 @@ import (
 // GitRepository (source.toolkit.fluxcd.io/v1) schemas, and points at the chart in this
 // repository.
 func TestFluxInstallMatchesTheSchemas(t *testing.T) {
+	needsAPIServer(t)
 	g := NewWithT(t)
 	ctx := context.Background()
 	installCRDs(t, "helm.toolkit.fluxcd.io_helmreleases.yaml")

@@ -13,6 +13,7 @@ import (
 
 // kustomize build deploy/default is accepted by the apiserver.
 func TestKustomizeDefaultIsAccepted(t *testing.T) {
+	needsAPIServer(t)
 	g := NewWithT(t)
 	objs := buildKustomization(t, filepath.Join(repoRoot, "deploy", "default"))
 	g.Expect(objs).NotTo(BeEmpty())

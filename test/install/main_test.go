@@ -2,6 +2,7 @@ package install_test
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -34,11 +35,15 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	flag.Parse()
 	ctrllog.SetLogger(funcr.New(func(string, string) {}, funcr.Options{}))
 	ctx := context.Background()
 	_, file, _, _ := runtime.Caller(0)
 	here := filepath.Dir(file)
 	repoRoot = filepath.Join(here, "..", "..")
+	if testing.Short() {
+		return m.Run() // rendering only: the tests needing the apiserver skip
+	}
 	out, err := exec.CommandContext(ctx, "bash", filepath.Join(here, "crds.sh")).Output()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "generating the Alert, Receiver and HelmRelease CRDs:", err)
@@ -58,4 +63,12 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
+}
+
+// needsAPIServer skips a test under -short (make test-unit), where no apiserver runs.
+func needsAPIServer(t *testing.T) {
+	t.Helper()
+	if env == nil {
+		t.Skip("needs the apiserver (not started under -short)")
+	}
 }

@@ -46,6 +46,7 @@ import (
 // Deployment applied with the image an ImagePolicy elects, then moved by a new latestRef
 // without a new revision. Any request the apiserver forbids fails the test.
 func TestChartRBACRunsAFullReconcile(t *testing.T) {
+	needsAPIServer(t)
 	t.Run("default (applier bound to cluster-admin)", func(t *testing.T) {
 		runWithChartRBAC(t, nil, "")
 	})

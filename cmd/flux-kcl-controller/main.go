@@ -2,6 +2,7 @@
 //
 //	flux-kcl-controller all-in-one [flags]   all four services with an embedded NATS server
 //	flux-kcl-controller build DIR [flags]     render a program as a KCLRun would
+//	flux-kcl-controller nats-config [flags]   the nats-server authorization for the split services
 package main
 
 import (
@@ -25,6 +26,9 @@ commands:
   build DIR    render the KCL program in DIR as a KCLRun would, $imagepolicy markers
                resolved from --image-policy files (or the cluster with --kubeconfig)
 
+  nats-config  print the nats-server authorization (users, permissions, tls) that gives
+               the watcher and the applier only the subjects they need
+
 Run 'flux-kcl-controller <command> --help' for the flags of a command.
 `
 
@@ -42,6 +46,11 @@ func main() {
 	case "build":
 		if err := runBuild(os.Args[2:]); err != nil {
 			fmt.Fprintln(os.Stderr, "flux-kcl-controller build:", err)
+			os.Exit(1)
+		}
+	case "nats-config":
+		if err := runNATSConfig(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "flux-kcl-controller nats-config:", err)
 			os.Exit(1)
 		}
 	case "-h", "--help", "help":

@@ -154,6 +154,7 @@ func run(ctx context.Context, opts options) (err error) {
 	}
 	defer gitLog.Close()
 	stdlog.SetOutput(gitLog) // the Git server logs every request there
+	defer stdlog.SetOutput(os.Stderr)
 	git, err := gitserver.Start()
 	if err != nil {
 		return err

@@ -1,5 +1,5 @@
 # flux-kcl-controller: the entry points users and measurements rely on.
-#   make demo   the all-in-one demo on a local apiserver (DEMO_EXIT=1 exits when done)
+#   make demo   the quick start: real apiserver, source-controller, Git server (DEMO_EXIT=1 exits when done)
 #   make test   every test, on the real parts (kube-apiserver, etcd, NATS, artifact server)
 #   make build  bin/watcher bin/resolver bin/compiler bin/applier bin/flux-kcl-controller
 #   make kcl    bin/kcl, a `kcl run` look-alike over the project's KCL engine

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	authorizationv1 "k8s.io/api/authorization/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -38,12 +39,20 @@ func TestAlertsAcceptKCLRunOnceExtended(t *testing.T) {
 
 	t.Run("kustomize component", func(t *testing.T) {
 		g := NewWithT(t)
-		extended := buildWithAlertComponent(t)
-		for _, crd := range extended {
-			g.Expect(kindEnum(t, crd)).To(Equal(append(append([]any{}, fluxKinds...), "KCLRun")), crd.GetName())
+		built := buildWithAlertComponent(t)
+		var extended, rbac []*unstructured.Unstructured
+		for _, o := range built {
+			if o.GetKind() == "CustomResourceDefinition" {
+				extended = append(extended, o)
+				g.Expect(kindEnum(t, o)).To(Equal(append(append([]any{}, fluxKinds...), "KCLRun")), o.GetName())
+			} else {
+				rbac = append(rbac, o)
+			}
 		}
+		g.Expect(extended).To(HaveLen(2))
 		applyCRDs(t, extended)
 		expectKCLRunAccepted(t, true)
+		expectReceiverMayAnnotate(t, rbac)
 		applyCRDs(t, original)
 		expectKCLRunAccepted(t, false)
 	})
@@ -56,6 +65,10 @@ func TestAlertsAcceptKCLRunOnceExtended(t *testing.T) {
 		patches := jobPatches(t, job)
 		g.Expect(patches).To(HaveKey("alerts.notification.toolkit.fluxcd.io"))
 		g.Expect(patches).To(HaveKey("receivers.notification.toolkit.fluxcd.io"))
+		expectReceiverMayAnnotate(t, []*unstructured.Unstructured{
+			find(objs, "ClusterRole", "flux-kcl-controller-notification-receiver"),
+			find(objs, "ClusterRoleBinding", "flux-kcl-controller-notification-receiver"),
+		})
 		for range 2 { // idempotent
 			for name, patch := range patches {
 				crd := &unstructured.Unstructured{}
@@ -68,6 +81,37 @@ func TestAlertsAcceptKCLRunOnceExtended(t *testing.T) {
 		}
 		expectKCLRunAccepted(t, true)
 	})
+}
+
+// expectReceiverMayAnnotate applies the RBAC that lets notification-controller's Receivers
+// annotate KCLRuns, checks with the apiserver's authorizer that it then may (and before, may
+// not), and removes it again.
+func expectReceiverMayAnnotate(t *testing.T, rbac []*unstructured.Unstructured) {
+	t.Helper()
+	g := NewWithT(t)
+	ctx := context.Background()
+	g.Expect(rbac).To(HaveLen(2))
+	g.Expect(rbac).NotTo(ContainElement(BeNil()))
+	allowed := func() bool {
+		review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{
+			User:   "system:serviceaccount:flux-system:notification-controller",
+			Groups: []string{"system:serviceaccounts", "system:serviceaccounts:flux-system"},
+			ResourceAttributes: &authorizationv1.ResourceAttributes{
+				Namespace: "apps", Verb: "patch", Group: "krm.kcl.dev.fluxcd", Resource: "kclruns",
+			},
+		}}
+		g.Expect(env.Client.Create(ctx, review)).To(Succeed())
+		return review.Status.Allowed
+	}
+	g.Expect(allowed()).To(BeFalse())
+	for _, o := range rbac {
+		g.Expect(apply(ctx, o)).To(Succeed())
+	}
+	g.Eventually(allowed, time.Minute, 100*time.Millisecond).Should(BeTrue())
+	for _, o := range rbac {
+		g.Expect(env.Client.Delete(ctx, o.DeepCopy())).To(Succeed())
+	}
+	g.Eventually(allowed, time.Minute, 100*time.Millisecond).Should(BeFalse())
 }
 
 // buildWithAlertComponent builds Flux's Alert and Receiver CRDs with the component, as the

@@ -52,7 +52,6 @@ func k8sSum(t testing.TB) string {
 func mirrorTo(host string) func(*compiler.Config) {
 	return func(c *compiler.Config) {
 		c.Packages.Mirrors = []string{"ghcr.io/kcl-lang=" + host + "/kcl-lang"}
-		c.Packages.CacheDir = ""
 		c.Packages.Timeout = 20 * time.Second
 	}
 }

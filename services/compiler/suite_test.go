@@ -28,6 +28,7 @@ func startWorker(tb testing.TB, edit func(*compiler.Config)) *worker {
 	cfg := compiler.DefaultConfig()
 	cfg.MetricsAddr, cfg.HealthAddr, cfg.GRPCAddr = "", "", ""
 	cfg.ArtifactCacheDir = tb.TempDir()
+	cfg.Packages.CacheDir = tb.TempDir()
 	if edit != nil {
 		edit(&cfg)
 	}

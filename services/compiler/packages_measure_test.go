@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/eval"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/mod"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/mod/registrytest"
 )
@@ -61,6 +62,7 @@ func TestPackageCacheNumbers(t *testing.T) {
 	cold := compile(0)
 	warm := compile(1)
 	requestsBefore := reg.Requests.Load()
+	parsedBefore := eval.ParseCacheStats()
 	var total time.Duration
 	for i := 2; i < 102; i++ {
 		total += compile(i)
@@ -71,6 +73,11 @@ func TestPackageCacheNumbers(t *testing.T) {
 	t.Logf("warm compile (package cached on disk and parsed): %v", warm)
 	t.Logf("100 KCLRuns of distinct artifacts: mean %v; package cache hits %.0f, misses %.0f, hit ratio %.3f; %d registry requests",
 		total/100, hits, misses, hits/(hits+misses), reg.Requests.Load()-requestsBefore)
+	parsed := eval.ParseCacheStats()
+	t.Logf("engine parse cache over the 100 runs: %d files parsed, %d served parsed", parsed.Misses-parsedBefore.Misses, parsed.Hits-parsedBefore.Hits)
+	if n := parsed.Misses - parsedBefore.Misses; n > 100 {
+		t.Errorf("%d files parsed for 100 new main.k: the package was parsed again", n)
+	}
 	if misses != 1 {
 		t.Fatalf("the package was downloaded %.0f times, want once", misses)
 	}

@@ -116,10 +116,27 @@ items = [apps.Deployment {
 		g.Expect(ready.Message).To(ContainSubstring("DependencyVerificationFailed"))
 		g.Expect(ready.Message).To(ContainSubstring("checksum mismatch"))
 	}, 2*time.Minute, 200*time.Millisecond).Should(Succeed())
+	// A Secret created after its KCLRun: held, then retried until it exists.
+	nsD := newNamespace(t)
+	d := publishFiles(t, nsD, "app", program(sum))
+	createKCLRun(t, nsD, "app", "app", withSecret)
+	g.Eventually(func(g Gomega) {
+		ready := readyCondition(getKCLRun(g, nsD, "app"))
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Reason).To(Equal(v1alpha1.ArtifactFailedReason))
+		g.Expect(ready.Message).To(ContainSubstring("registry secret '" + nsD + "/registry' not found"))
+	}, 2*time.Minute, 200*time.Millisecond).Should(Succeed())
+	g.Expect(env.Client.Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: nsD, Name: "registry"},
+		Type:       corev1.SecretTypeDockerConfigJson,
+		Data:       map[string][]byte{corev1.DockerConfigJsonKey: reg.DockerConfig()},
+	})).To(Succeed())
+	readyAt(t, nsD, "app", d.Revision)
+
 	for _, ns := range []string{nsB, nsC} {
 		g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, &appsv1.Deployment{})).NotTo(Succeed())
 	}
-	for _, ns := range []string{nsA, nsB, nsC} {
+	for _, ns := range []string{nsA, nsB, nsC, nsD} {
 		for _, e := range events.forObject(ns, "app") {
 			g.Expect(strings.Contains(e.Message, password)).To(BeFalse(), e.Message)
 		}

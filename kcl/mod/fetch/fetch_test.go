@@ -266,3 +266,20 @@ type noNetwork struct{}
 func (noNetwork) Fetch(context.Context, mod.Source) (*mod.Fetched, error) {
 	return nil, errors.New("no network in this test")
 }
+
+// An internal registry with its own certificate authority: refused without
+// the CA, trusted with --kcl-registry-ca-file.
+func TestCustomCertificateAuthority(t *testing.T) {
+	reg := registrytest.StartTLS(t)
+	reg.Push(t, "kcl-lang/k8s:1.29", registrytest.K8sLike("1.29"))
+	src := mod.Source{Kind: mod.OCISource, Registry: "ghcr.io", Repository: "kcl-lang/k8s", Tag: "1.29"}
+	untrusted := newStore(t, reg, nil).Session(nil)
+	if _, err := untrusted.Fetch(context.Background(), src); err == nil {
+		t.Fatal("a registry of an unknown authority was trusted")
+	}
+	trusted := newStore(t, reg, func(o *fetch.Options) { o.CAFile = reg.CAFile }).Session(nil)
+	defer trusted.Release()
+	if _, err := trusted.Fetch(context.Background(), src); err != nil {
+		t.Fatalf("with the CA: %v", err)
+	}
+}

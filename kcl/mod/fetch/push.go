@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
@@ -24,6 +25,8 @@ type PushOptions struct {
 	Keychain authn.Keychain
 	// PlainHTTP speaks HTTP to the registry.
 	PlainHTTP bool
+	// Transport carries the requests; nil is the default.
+	Transport http.RoundTripper
 	// Created is the org.opencontainers.image.created annotation; zero is now.
 	Created time.Time
 	// Legacy writes the format of kpm before 2026: an uncompressed tar layer
@@ -78,6 +81,9 @@ func Push(ctx context.Context, dir, ref string, opts PushOptions) (string, error
 		keychain = authn.NewMultiKeychain()
 	}
 	remoteOpts := []remote.Option{remote.WithContext(ctx), remote.WithAuthFromKeychain(keychain)}
+	if opts.Transport != nil {
+		remoteOpts = append(remoteOpts, remote.WithTransport(opts.Transport))
+	}
 
 	layer := static.NewLayer(tarball.Bytes(), types.MediaType(layerType))
 	config := static.NewLayer(emptyConfig, types.MediaType(configType))

@@ -5,6 +5,7 @@ package registrytest
 
 import (
 	"context"
+	"encoding/pem"
 	"io"
 	"log"
 	"net"
@@ -27,6 +28,8 @@ type Server struct {
 	Host string
 	// User and Password are the basic-auth login; empty when open.
 	User, Password string
+	// CAFile is the PEM certificate of a TLS registry (StartTLS).
+	CAFile string
 	// Requests counts the requests served (manifests and blobs).
 	Requests atomic.Int64
 
@@ -34,12 +37,18 @@ type Server struct {
 }
 
 // Start serves an open registry until the test ends.
-func Start(tb testing.TB) *Server { return start(tb, "", "") }
+func Start(tb testing.TB) *Server { return start(tb, "", "", false) }
 
 // StartWithAuth serves a registry that answers 401 without the login.
-func StartWithAuth(tb testing.TB, user, password string) *Server { return start(tb, user, password) }
+func StartWithAuth(tb testing.TB, user, password string) *Server {
+	return start(tb, user, password, false)
+}
 
-func start(tb testing.TB, user, password string) *Server {
+// StartTLS serves an open registry over HTTPS with a certificate of its own
+// authority, written as PEM to CAFile.
+func StartTLS(tb testing.TB) *Server { return start(tb, "", "", true) }
+
+func start(tb testing.TB, user, password string, useTLS bool) *Server {
 	tb.Helper()
 	s := &Server{User: user, Password: password}
 	handler := registry.New(registry.Logger(log.New(io.Discard, "", 0)))
@@ -60,7 +69,16 @@ func start(tb testing.TB, user, password string) *Server {
 		tb.Fatal(err)
 	}
 	s.srv.Listener = lis
-	s.srv.Start()
+	if useTLS {
+		s.srv.StartTLS()
+		s.CAFile = filepath.Join(tb.TempDir(), "ca.pem")
+		block := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
+		if err := os.WriteFile(s.CAFile, block, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	} else {
+		s.srv.Start()
+	}
 	tb.Cleanup(s.srv.Close)
 	s.Host = lis.Addr().String()
 	return s
@@ -92,7 +110,7 @@ func (s *Server) Push(tb testing.TB, repoTag string, files map[string]string) st
 		}
 		keychain = creds
 	}
-	digest, err := fetch.Push(context.Background(), dir, s.Host+"/"+repoTag, fetch.PushOptions{Keychain: keychain, PlainHTTP: true})
+	digest, err := fetch.Push(context.Background(), dir, s.Host+"/"+repoTag, fetch.PushOptions{Keychain: keychain, PlainHTTP: s.CAFile == "", Transport: s.srv.Client().Transport})
 	if err != nil {
 		tb.Fatalf("pushing %s: %v", repoTag, err)
 	}

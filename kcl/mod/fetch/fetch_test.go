@@ -283,3 +283,35 @@ func TestCustomCertificateAuthority(t *testing.T) {
 		t.Fatalf("with the CA: %v", err)
 	}
 }
+
+// A registry package depending on another one: both are fetched, and the
+// program imports the one it declares.
+func TestTransitiveRegistryPackages(t *testing.T) {
+	reg := registrytest.Start(t)
+	reg.Push(t, "kcl-lang/k8s:1.29", registrytest.K8sLike("1.29"))
+	reg.Push(t, "kcl-lang/web:0.2.0", map[string]string{
+		"kcl.mod": "[package]\nname = \"web\"\nversion = \"0.2.0\"\n\n[dependencies]\nk8s = \"1.29\"\n",
+		"main.k":  "import k8s.api.core.v1\n\nschema App:\n    name: str\n    container: v1.Container = v1.Container {name = name, image = \"nginx:1.25\"}\n",
+	})
+	store := newStore(t, reg, nil)
+	dir := writeProgram(t, map[string]string{
+		"kcl.mod": "[package]\nname = \"app\"\n\n[dependencies]\nweb = \"0.2.0\"\n",
+		"main.k":  "import web\n\napp = web.App {name = \"front\"}\n",
+	})
+	se := store.Session(nil)
+	defer se.Release()
+	res, err := mod.Resolve(context.Background(), dir, mod.Options{Fetcher: se})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Packages) != 2 || res.Packages[0].Name != "k8s" || res.Packages[1].Name != "web" {
+		t.Fatalf("resolved %+v", res.Packages)
+	}
+	out, err := kcl.Run(context.Background(), kcl.Options{WorkDir: dir, ExternalPkgs: res.ExternalPkgs()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "app:\n  name: front\n  container:\n    name: front\n    image: nginx:1.25\n"; string(out.YAML) != want {
+		t.Fatalf("got\n%s", out.YAML)
+	}
+}

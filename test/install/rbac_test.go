@@ -29,6 +29,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
@@ -60,7 +61,6 @@ func TestChartRBACRunsAFullReconcile(t *testing.T) {
 }
 
 func runWithChartRBAC(t *testing.T, values map[string]any, tenantSA string) {
-	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	objs := renderChart(t, nil, values)
@@ -78,7 +78,13 @@ func runWithChartRBAC(t *testing.T, values map[string]any, tenantSA string) {
 	stopApplier := startApplier(t, ctx, objs, natsSrv, creds, receiver.URL, forbidden)
 	defer stopApplier()
 
-	// A tenant: a program whose image follows an ImagePolicy, in a Git source.
+	reconcileAsTenant(t, ctx, artifacts, events, forbidden, tenantSA)
+}
+
+// reconcileAsTenant runs the scenario every install mode must pass: a program whose image
+// follows an ImagePolicy, in a Git source, applied, rolled to a new image, then deleted.
+func reconcileAsTenant(t *testing.T, ctx context.Context, artifacts *artifactserver.Server, events *eventReceiver, forbidden *forbiddenRecorder, tenantSA string) {
+	g := NewWithT(t)
 	ns, err := env.CreateNamespace(ctx, "tenant")
 	g.Expect(err).NotTo(HaveOccurred())
 	if tenantSA != "" {
@@ -441,4 +447,36 @@ func (r *eventReceiver) find(namespace, name string) *eventv1.Event {
 		}
 	}
 	return nil
+}
+
+// The all-in-one Deployment's ServiceAccount and flags carry the same reconcile.
+func TestChartAllInOneRBACRunsAFullReconcile(t *testing.T) {
+	needsAPIServer(t)
+	g := NewWithT(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	objs := renderChart(t, []string{"ci/all-in-one-values.yaml"}, nil)
+	applyRBAC(t, objs)
+	forbidden := &forbiddenRecorder{}
+	artifacts := artifactserver.StartT(t)
+	events := &eventReceiver{}
+	receiver := httptest.NewServer(events)
+	defer receiver.Close()
+
+	flags, err := parseArgs("flux-kcl-controller", containerArgs(t, objs, "flux-kcl-controller"))
+	g.Expect(err).NotTo(HaveOccurred())
+	cfg := flags.AllInOne
+	cfg.NATSStoreDir, cfg.MetricsAddr, cfg.HealthAddr = t.TempDir(), "", ""
+	cfg.Compiler.ArtifactCacheDir, cfg.Resolver.ArtifactCacheDir = t.TempDir(), t.TempDir()
+	cfg.Applier.EventsAddr, cfg.Applier.InstanceName = receiver.URL, "all-in-one"
+	proc, err := allinone.New(cfg, allinone.Deps{RestConfig: asServiceAccount(t, "flux-kcl-controller", forbidden), Logger: logr.Discard()})
+	g.Expect(err).NotTo(HaveOccurred())
+	stop := runService(ctx, "all-in-one", proc.Run, func() {})
+	defer stop()
+	select {
+	case <-proc.Started():
+	case <-time.After(2 * time.Minute):
+		t.Fatal("all-in-one did not start")
+	}
+	reconcileAsTenant(t, ctx, artifacts, events, forbidden, "")
 }

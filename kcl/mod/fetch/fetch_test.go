@@ -315,3 +315,39 @@ func TestTransitiveRegistryPackages(t *testing.T) {
 		t.Fatalf("got\n%s", out.YAML)
 	}
 }
+
+// Concurrent compilations of one package download it once.
+func TestConcurrentFetchesDownloadOnce(t *testing.T) {
+	reg := registrytest.Start(t)
+	reg.Push(t, "kcl-lang/k8s:1.29", registrytest.K8sLike("1.29"))
+	store := newStore(t, reg, nil)
+	src := mod.Source{Kind: mod.OCISource, Registry: "ghcr.io", Repository: "kcl-lang/k8s", Tag: "1.29"}
+	errs := make(chan error, 20)
+	dirs := make(chan string, 20)
+	for i := 0; i < 20; i++ {
+		go func() {
+			se := store.Session(nil)
+			defer se.Release()
+			got, err := se.Fetch(context.Background(), src)
+			if err == nil {
+				dirs <- got.Dir
+			}
+			errs <- err
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(dirs)
+	first := <-dirs
+	for d := range dirs {
+		if d != first {
+			t.Fatalf("two folders for one digest: %s and %s", first, d)
+		}
+	}
+	if st := store.Stats(); st.Misses != 1 || st.Hits != 19 {
+		t.Fatalf("stats %+v", st)
+	}
+}

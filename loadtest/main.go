@@ -47,7 +47,7 @@ func run() error {
 	fs.IntSliceVar(&opts.ScaleOutWorkers, "scaleout-workers", opts.ScaleOutWorkers, "Compiler worker counts compared; 0 skips the scale-out.")
 	fs.IntVar(&opts.ScaleOutCompiles, "scaleout-compiles", opts.ScaleOutCompiles, "Distinct programs compiled per worker count.")
 	fs.IntVar(&opts.WorkerGOMAXPROCS, "worker-gomaxprocs", opts.WorkerGOMAXPROCS, "GOMAXPROCS of each scale-out compiler process (a one-CPU pod); 0 leaves Go's default.")
-	fs.StringSliceVar(&opts.Faults, "faults", opts.Faults, "Fault scenarios after the measurements: artifact-server-outage, nats-restart (split mode), apiserver-restart (opt-in); none skips them.")
+	fs.StringSliceVar(&opts.Faults, "faults", opts.Faults, "Fault scenarios after the measurements: artifact-server-outage, nats-restart (split mode), apiserver-restart (a driver-started apiserver); none skips them.")
 	fs.DurationVar(&opts.FaultOutage, "fault-outage", opts.FaultOutage, "How long each fault lasts.")
 	fs.IntVar(&opts.FaultChanges, "fault-changes", opts.FaultChanges, "Sources given a new revision during each fault.")
 	fs.DurationVar(&opts.SyncTimeout, "sync-timeout", opts.SyncTimeout, "Bound of one first sync.")

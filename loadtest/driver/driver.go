@@ -100,7 +100,7 @@ func DefaultOptions() Options {
 		ScaleOutWorkers:  []int{1, 2, 4},
 		ScaleOutCompiles: 400,
 		WorkerGOMAXPROCS: 1,
-		Faults:           []string{FaultArtifactServer, FaultNATS},
+		Faults:           []string{FaultArtifactServer, FaultNATS, FaultAPIServer},
 		FaultOutage:      10 * time.Second,
 		FaultChanges:     10,
 		SyncTimeout:      20 * time.Minute,

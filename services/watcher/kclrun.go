@@ -19,13 +19,19 @@ import (
 func (s *Service) kclRunHandler(ctx context.Context) toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerDetailedFuncs{
 		// Every KCLRun seen, including the initial list after a (re)start, gets
-		// a request: what happened while no watcher ran is unknown.
-		AddFunc: func(obj any, _ bool) {
+		// a request: what happened while no watcher ran is unknown. The initial
+		// list's requests carry an id of this start: with the creation's id,
+		// JetStream would drop them as duplicates within its window.
+		AddFunc: func(obj any, isInInitialList bool) {
 			run, ok := unwrap[*kclv1.KCLRun](obj)
 			if !ok {
 				return
 			}
-			s.enqueueFor(ctx, run, reconcilerequest.ReasonCreated, "", nil, generationID(run))
+			msgID := generationID(run)
+			if isInInitialList {
+				msgID = fmt.Sprintf("%s/resync/%s", run.UID, s.startID)
+			}
+			s.enqueueFor(ctx, run, reconcilerequest.ReasonCreated, "", nil, msgID)
 			s.reschedule(run)
 		},
 		UpdateFunc: func(oldObj, newObj any) {

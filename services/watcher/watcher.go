@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -62,6 +63,8 @@ type Service struct {
 
 	// sourceKinds are the source kinds whose CRDs exist and are watched.
 	sourceKinds map[string]bool
+	// startID tells this start's resync requests from earlier ones.
+	startID string
 }
 
 // pending is one request waiting to be published, with its de-duplication id.
@@ -136,6 +139,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[pending]()),
 		schedule:    newSchedule(cfg.IntervalJitterPercentage),
 		sourceKinds: map[string]bool{},
+		startID:     strconv.FormatInt(time.Now().UnixNano(), 10),
 	}
 	if err := mgr.Add(&dispatcher{s}); err != nil {
 		return nil, fmt.Errorf("adding watcher dispatcher: %w", err)

@@ -190,6 +190,7 @@ func startFleet(t *testing.T, opts fleetOptions) *fleet {
 		"--nats-url=" + f.nats.URL(),
 		"--watch-label-selector=" + fleetLabel + "=" + f.name,
 		"--metrics-addr=0", "--health-addr=" + watcherHealth,
+		"--log-level=debug", // every request published, and whether JetStream found it a duplicate
 	}, fault.HTTPReady("http://"+watcherHealth+"/readyz"))
 	f.start(ctx, f.watcher)
 	return f

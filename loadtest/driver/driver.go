@@ -78,8 +78,9 @@ type Options struct {
 	SyncTimeout   time.Duration
 	ChangeTimeout time.Duration
 
-	// CPUProfile writes a CPU profile of the driver's process during each KCL first sync
-	// (useful in in-process mode, where the controller runs inside it) into OutDir.
+	// CPUProfile writes a CPU profile of the driver's process during each KCL first sync and
+	// each scale-out round into OutDir (useful in in-process mode and with ScaleOutInProcess,
+	// where the controller or the workers run inside it).
 	CPUProfile bool
 
 	// OutDir receives report.json, the SVG charts and logs/.

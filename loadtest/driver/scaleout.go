@@ -64,7 +64,14 @@ func (d *driver) scaleOut(ctx context.Context) ([]report.ScaleOut, error) {
 			return out, err
 		}
 		workerCPU, driverCPU := cpuOf(pids), cpuOf([]int{os.Getpid()})
+		stopProfile, err := d.startCPUProfile(fmt.Sprintf("cpu-scaleout-%d-workers.pprof", workers))
+		if err != nil {
+			client.Close()
+			stop()
+			return out, err
+		}
 		elapsed, err := compileAll(ctx, client, inputs[warm:], workers*inFlightPerWorker)
+		stopProfile()
 		workerCPU, driverCPU = cpuOf(pids)-workerCPU, cpuOf([]int{os.Getpid()})-driverCPU
 		client.Close()
 		stop()

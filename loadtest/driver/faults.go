@@ -51,13 +51,13 @@ func (d *driver) faults(ctx context.Context, cl *cluster, ctrl *controller, ts [
 			f = fault.ArtifactServerOutage(d.artifacts)
 		case FaultNATS:
 			if ctrl.nats == nil {
-				out = append(out, report.FaultCheck{Name: name, Detail: "skipped: NATS runs in the driver only in split mode"})
+				out = append(out, report.FaultCheck{Name: name, Skipped: true, Detail: "skipped: NATS runs in the driver only in split mode"})
 				continue
 			}
 			f = fault.NATSRestart(ctrl.nats)
 		case FaultAPIServer:
 			if cl.env == nil {
-				out = append(out, report.FaultCheck{Name: name, Detail: "skipped: the driver did not start this apiserver"})
+				out = append(out, report.FaultCheck{Name: name, Skipped: true, Detail: "skipped: the driver did not start this apiserver"})
 				continue
 			}
 			f, issueAfter = fault.APIServerRestart(cl.env), true

@@ -137,7 +137,9 @@ type ScaleOut struct {
 
 // FaultCheck is one fault scenario's outcome.
 type FaultCheck struct {
-	Name      string  `json:"name"`
+	Name string `json:"name"`
+	// Skipped says the fault does not apply to this mode (Detail says why).
+	Skipped   bool    `json:"skipped,omitempty"`
 	Converged bool    `json:"converged"`
 	Seconds   float64 `json:"seconds"`
 	Detail    string  `json:"detail,omitempty"`
@@ -282,6 +284,10 @@ func (r *Report) PrintTable(w io.Writer) {
 		if len(s.Faults) > 0 {
 			fmt.Fprintf(w, "\nfault scenarios at N=%d (recovery: end of the fault → every changed source applied):\n", s.N)
 			for _, f := range s.Faults {
+				if f.Skipped {
+					fmt.Fprintf(w, "  %s: %s\n", f.Name, f.Detail)
+					continue
+				}
 				fmt.Fprintf(w, "  %s: converged=%v, recovery %.2fs (%s)\n", f.Name, f.Converged, f.Seconds, f.Detail)
 			}
 		}

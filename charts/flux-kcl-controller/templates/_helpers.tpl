@@ -74,3 +74,17 @@ internal/natsconn (WatcherPermissions, ApplierPermissions with drift requests). 
 {{- define "fkc.natsApplierPublish" -}}
 ["fkc.v1.reconcile.>", "$JS.API.STREAM.CREATE.FKC_RECONCILE_V1", "$JS.API.STREAM.UPDATE.FKC_RECONCILE_V1", "$JS.API.STREAM.INFO.FKC_RECONCILE_V1", "$JS.API.CONSUMER.CREATE.FKC_RECONCILE_V1.applier", "$JS.API.CONSUMER.CREATE.FKC_RECONCILE_V1.applier.>", "$JS.API.CONSUMER.DURABLE.CREATE.FKC_RECONCILE_V1.applier", "$JS.API.CONSUMER.INFO.FKC_RECONCILE_V1.applier", "$JS.API.CONSUMER.MSG.NEXT.FKC_RECONCILE_V1.applier", "$JS.ACK.FKC_RECONCILE_V1.applier.>", "$JS.API.INFO", "$JS.API.STREAM.CREATE.KV_FKC_APPLIER_LEASES_V1", "$JS.API.STREAM.UPDATE.KV_FKC_APPLIER_LEASES_V1", "$JS.API.STREAM.INFO.KV_FKC_APPLIER_LEASES_V1", "$KV.FKC_APPLIER_LEASES_V1.>", "$JS.API.DIRECT.GET.KV_FKC_APPLIER_LEASES_V1", "$JS.API.DIRECT.GET.KV_FKC_APPLIER_LEASES_V1.>", "$JS.API.STREAM.MSG.GET.KV_FKC_APPLIER_LEASES_V1", "$JS.API.STREAM.CREATE.KV_FKC_APPLIER_APPLIED_V1", "$JS.API.STREAM.UPDATE.KV_FKC_APPLIER_APPLIED_V1", "$JS.API.STREAM.INFO.KV_FKC_APPLIER_APPLIED_V1", "$KV.FKC_APPLIER_APPLIED_V1.>", "$JS.API.DIRECT.GET.KV_FKC_APPLIER_APPLIED_V1", "$JS.API.DIRECT.GET.KV_FKC_APPLIER_APPLIED_V1.>", "$JS.API.STREAM.MSG.GET.KV_FKC_APPLIER_APPLIED_V1"]
 {{- end -}}
+
+{{/* The compiler's KCL package flags (compiler and all-in-one). */}}
+{{- define "fkc.kclPackageArgs" -}}
+- --kcl-package-cache-dir=/cache/kcl-packages
+{{- range .Values.kclPackages.registryMirrors }}
+- --kcl-registry-mirror={{ . }}
+{{- end }}
+{{- range .Values.kclPackages.plainHTTPRegistries }}
+- --kcl-registry-plain-http={{ . }}
+{{- end }}
+{{- if .Values.kclPackages.registryCA.name }}
+- --kcl-registry-ca-file=/etc/flux-kcl/registry-ca/{{ .Values.kclPackages.registryCA.key | default "ca.crt" }}
+{{- end }}
+{{- end }}

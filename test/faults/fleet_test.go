@@ -480,7 +480,7 @@ func (u underStream) Recover(ctx context.Context) error {
 func (f *fleet) runFault(flt fault.Fault, s *stream, outage time.Duration, afterInject func()) fault.Report {
 	f.t.Helper()
 	before := s.changes.Load()
-	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), outage+convergeTimeout)
 	defer cancel()
 	rep, err := fault.Run(ctx, underStream{Fault: flt, stream: s, afterInject: afterInject}, fault.Options{
 		Outage: outage, Converged: f.converged,

@@ -84,7 +84,7 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size) err
 	if err != nil {
 		return err
 	}
-	size.KCL, err = d.firstSync(ctx, cl, ts, tracker)
+	size.KCL, err = d.firstSync(ctx, cl, ctrl, ts, tracker)
 	stopProfile()
 	if err != nil {
 		return err
@@ -138,7 +138,7 @@ func (d *driver) runKustomize(ctx context.Context, cl *cluster, size *report.Siz
 	}
 	defer ctrl.stop()
 	d.logf("N=%d: creating %d Kustomizations", n, n)
-	fs, err := d.firstSync(ctx, cl, ts, tracker)
+	fs, err := d.firstSync(ctx, cl, ctrl, ts, tracker)
 	if err != nil {
 		return err
 	}
@@ -155,11 +155,13 @@ func (d *driver) runKustomize(ctx context.Context, cl *cluster, size *report.Siz
 
 // firstSync creates the runners as fast as the apiserver takes them and waits for all to be
 // Ready (or SyncTimeout).
-func (d *driver) firstSync(ctx context.Context, cl *cluster, ts []tenant.Tenant, tracker *readyTracker) (report.FirstSync, error) {
+func (d *driver) firstSync(ctx context.Context, cl *cluster, ctrl *controller, ts []tenant.Tenant, tracker *readyTracker) (report.FirstSync, error) {
 	before, err := apiserverRequests(ctx, cl)
 	if err != nil {
 		return report.FirstSync{}, err
 	}
+	pids := mergePIDs(ctrl.pids, cl.apiserverPIDs, map[string]int{"driver": os.Getpid()})
+	cpuBefore := cpuByName(pids)
 	tracker.begin()
 	if err := parallel(ctx, len(ts), func(ctx context.Context, i int) error { return createRunner(ctx, cl.client, ts[i]) }); err != nil {
 		return tracker.result(), err
@@ -174,6 +176,10 @@ func (d *driver) firstSync(ctx context.Context, cl *cluster, ts []tenant.Tenant,
 	after, err := apiserverRequests(ctx, cl)
 	if err != nil {
 		return fs, err
+	}
+	fs.CPUSeconds = map[string]float64{}
+	for name, cpu := range cpuByName(pids) {
+		fs.CPUSeconds[name] = (cpu - cpuBefore[name]).Seconds()
 	}
 	fs.Requests = map[string]float64{}
 	for k, v := range after {
@@ -454,6 +460,16 @@ func (d *driver) settle(ctx context.Context, cl *cluster, ctrl *controller) (sam
 		prev = cur
 	}
 	return prev, nil
+}
+
+func cpuByName(pids map[string]int) map[string]time.Duration {
+	out := map[string]time.Duration{}
+	for name, pid := range pids {
+		if cpu, err := procstat.CPU(pid); err == nil {
+			out[name] = cpu
+		}
+	}
+	return out
 }
 
 func mergePIDs(maps ...map[string]int) map[string]int {

@@ -61,6 +61,8 @@ type FirstSync struct {
 	// Requests are the apiserver requests served during the first sync ("VERB resource" →
 	// count, from apiserver_request_total; every client's, the driver's creates included).
 	Requests map[string]float64 `json:"requests,omitempty"`
+	// CPUSeconds is the CPU each measured process used during the first sync.
+	CPUSeconds map[string]float64 `json:"cpuSeconds,omitempty"`
 }
 
 // PerRunner splits Requests into writes and reads per runner.
@@ -252,6 +254,10 @@ func (r *Report) PrintTable(w io.Writer) {
 				fmt.Fprintf(w, "; Kustomization %.1f writes, %.1f reads", writes, reads)
 			}
 			fmt.Fprintln(w)
+			printCPU(w, "CPU seconds during the KCLRun first sync:", s.KCL.CPUSeconds)
+			if s.Kustomize != nil {
+				printCPU(w, "CPU seconds during the Kustomization first sync:", s.Kustomize.CPUSeconds)
+			}
 		}
 		if len(s.Memory) > 0 {
 			fmt.Fprintf(w, "\npeak RSS at N=%d:", s.N)
@@ -295,6 +301,17 @@ func (r *Report) PrintTable(w io.Writer) {
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, "note:", n)
 	}
+}
+
+func printCPU(w io.Writer, title string, cpu map[string]float64) {
+	if len(cpu) == 0 {
+		return
+	}
+	fmt.Fprint(w, title)
+	for _, name := range sortedKeys(cpu) {
+		fmt.Fprintf(w, " %s %.1f", name, cpu[name])
+	}
+	fmt.Fprintln(w)
 }
 
 func syncCell(f FirstSync) string {

@@ -115,7 +115,6 @@ func Build(ctx context.Context, o Options) ([]Published, error) {
 		} else if err := lp.AppendIndex(idx, layout.WithAnnotations(map[string]string{"org.opencontainers.image.ref.name": ref})); err != nil {
 			return out, fmt.Errorf("writing %s into %s: %w", ref, o.LayoutDir, err)
 		}
-		logf("%s@%s", ref, digest)
 		out = append(out, Published{Binary: b.Name, Reference: ref, Digest: digest})
 	}
 	return out, nil

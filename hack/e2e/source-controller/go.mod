@@ -9,6 +9,8 @@ require (
 	github.com/fluxcd/source-controller/api v1.9.6
 )
 
+require github.com/fluxcd/pkg/artifact v0.18.3 // indirect
+
 // The same non-local replace as source-controller's own go.mod.
 replace github.com/opencontainers/go-digest => github.com/opencontainers/go-digest v1.0.1-0.20220411205349-bde1400a84be
 

@@ -20,8 +20,10 @@ const (
 	DuplicateWindow = 2 * time.Minute
 	// DefaultAckWait is how long a delivered request may stay unacked before
 	// JetStream redelivers it. Reconciliations that run longer must send
-	// in-progress acks (jetstream.Msg.InProgress).
-	DefaultAckWait = 2 * time.Minute
+	// in-progress acks (jetstream.Msg.InProgress). It is also how long a
+	// request held by an applier that died waits before another replica gets
+	// it, so it is kept short: the living appliers heartbeat every quarter.
+	DefaultAckWait = 30 * time.Second
 )
 
 // HeaderReason carries Request.Reason, for tools that read headers only.

@@ -121,10 +121,10 @@ func firstWrite(t *testing.T, w watch.Interface, revision string) {
 
 // The applier is killed in the apply of the last change its KCLRun sees: no newer request
 // replaces the one it held, so the KCLRun waits for JetStream to redeliver it, after the
-// consumer's ack wait (2 minutes). Opt-in (-fault-ackwait): it measures that wait.
+// consumer's ack wait (reconcilerequest.DefaultAckWait, 30 s). Opt-in (-fault-ackwait): it measures that wait.
 func TestApplierKilledOnTheLastChange(t *testing.T) {
 	if !*ackWait {
-		t.Skip("measures the consumer's ack wait (minutes): run with -args -fault-ackwait")
+		t.Skip("measures the consumer's ack wait (30 s): run with -args -fault-ackwait")
 	}
 	const objects = 30
 	f := startFleet(t, fleetOptions{objects: objects, tenants: 1})

@@ -68,7 +68,7 @@ type Env struct {
 
 // Start runs etcd and kube-apiserver, installs the CRDs and returns once they are served.
 func Start(ctx context.Context) (*Env, error) {
-	root, err := repoRoot()
+	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -254,9 +254,9 @@ func runScript(ctx context.Context, script string) (string, error) {
 	return lines[len(lines)-1], nil
 }
 
-// repoRoot finds the checkout from this source file, or else upwards from the working dir,
+// RepoRoot finds the checkout from this source file, or else upwards from the working dir,
 // so the harness works both in tests and in programs run from the checkout.
-func repoRoot() (string, error) {
+func RepoRoot() (string, error) {
 	var starts []string
 	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
 		starts = append(starts, filepath.Dir(file))

@@ -26,7 +26,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,7 +68,7 @@ type Controller struct {
 // Build runs hack/e2e/build.sh, which builds source-controller once into the cache, and
 // returns the binary's path. A first build takes minutes; later calls return at once.
 func Build(ctx context.Context) (string, error) {
-	root, err := repoRoot()
+	root, err := kube.RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -89,7 +88,7 @@ func Build(ctx context.Context) (string, error) {
 // InstallCRDs adds the kinds source-controller watches beyond those a KCLRun may reference
 // (HelmRepository, HelmChart), from the source-controller module the build used.
 func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
-	root, err := repoRoot()
+	root, err := kube.RepoRoot()
 	if err != nil {
 		return err
 	}
@@ -351,29 +350,4 @@ func ephemeralPortsStart() (int, bool) {
 		return 0, false
 	}
 	return low, true
-}
-
-// repoRoot finds the checkout from this source file, or else upwards from the working dir,
-// so the package works both in tests and in programs run from the checkout.
-func repoRoot() (string, error) {
-	var starts []string
-	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
-		starts = append(starts, filepath.Dir(file))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	for _, dir := range starts {
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "hack", "e2e", "build.sh")); err == nil {
-				return dir, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", fmt.Errorf("cannot find the flux-kcl-controller checkout (hack/e2e) from %v", starts)
 }

@@ -34,7 +34,8 @@ func (s *Service) manager(cl *cluster) *ssa.ResourceManager {
 }
 
 // apply server-side applies the objects in stages (CRDs and Namespaces,
-// then the rest), labelled with the KCLRun as owner.
+// then the rest), labelled with the KCLRun as owner. Objects that do not
+// exist yet skip the manager's dry-run (see splitAbsent).
 func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, objects []*unstructured.Unstructured) (*ssa.ChangeSet, error) {
 	mgr := s.manager(cl)
 	if cm := obj.Spec.CommonMetadata; cm != nil {
@@ -58,9 +59,17 @@ func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, 
 		},
 		Exclusions: reconcileDisabled,
 	}
-	changes, err := mgr.ApplyAllStaged(ctx, objects, opts)
+	absent, rest := splitAbsent(ctx, cl.client, obj.Status.Inventory, objects)
+	changes, err := mgr.ApplyAllStaged(ctx, rest, opts)
 	if err != nil {
 		return nil, fmt.Errorf("apply failed: %w", err)
+	}
+	// Last, as the manager's final stage: nothing else depends on them.
+	created, err := createAbsent(ctx, cl.client, absent)
+	changes.Append(created)
+	if err != nil {
+		// The changes so far go with the error: what was created must be inventoried.
+		return changes, fmt.Errorf("apply failed: %w", err)
 	}
 	return changes, nil
 }

@@ -188,6 +188,10 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	}
 	changes, err := s.apply(ctx, cluster, obj, objects)
 	if err != nil {
+		if changes != nil && len(changes.Entries) > 0 {
+			// Keep what this attempt created, so a later apply or prune owns it.
+			obj.Status.Inventory = mergeInventories(inventory.FromChangeSet(changes), obj.Status.Inventory)
+		}
 		return s.applyFailure(obj, err, delivered, revision)
 	}
 	newInventory := inventory.FromChangeSet(changes)

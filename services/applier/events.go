@@ -21,12 +21,14 @@ import (
 // full (receiver down for long) new events are dropped, reconciles go on.
 const eventQueueSize = 1024
 
-// eventRecorder emits Kubernetes events on the KCLRun and POSTs the Flux
-// event JSON to --events-addr through fluxcd/pkg/runtime's recorder, off the
-// reconcile path: its HTTP retries must not hold a KCLRun's lease.
+// eventRecorder emits Kubernetes events on the KCLRun at once, and POSTs the
+// Flux event JSON to --events-addr through fluxcd/pkg/runtime's recorder off
+// the reconcile path: its HTTP retries must not hold a KCLRun's lease, nor
+// delay the Kubernetes events while notification-controller is unreachable.
 type eventRecorder struct {
 	log         logr.Logger
-	recorder    events.Recorder
+	kube        events.Recorder
+	webhook     events.Recorder // nil without --events-addr
 	broadcaster record.EventBroadcaster
 	queue       chan func()
 }
@@ -38,13 +40,30 @@ func newEventRecorder(log logr.Logger, cfg *rest.Config, scheme *runtime.Scheme,
 	}
 	broadcaster := record.NewBroadcaster()
 	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: clientset.CoreV1().Events("")})
-	kube := broadcaster.NewRecorder(scheme, corev1.EventSource{Component: FieldManager})
-	rec, err := events.NewRecorder(log.WithName("events"), addr, FieldManager,
-		events.WithScheme(scheme), events.WithLegacyEventRecorder(kube), events.WithRetryMax(2))
+	legacy := broadcaster.NewRecorder(scheme, corev1.EventSource{Component: FieldManager})
+	kube, err := events.NewRecorder(log.WithName("events"), "", FieldManager,
+		events.WithScheme(scheme), events.WithLegacyEventRecorder(legacy))
 	if err != nil {
 		return nil, fmt.Errorf("building event recorder: %w", err)
 	}
-	return &eventRecorder{log: log, recorder: rec, broadcaster: broadcaster, queue: make(chan func(), eventQueueSize)}, nil
+	r := &eventRecorder{log: log, kube: kube, broadcaster: broadcaster, queue: make(chan func(), eventQueueSize)}
+	if addr != "" {
+		// The Kubernetes event went out through r.kube already.
+		r.webhook, err = events.NewRecorder(log.WithName("events"), addr, FieldManager,
+			events.WithScheme(scheme), events.WithLegacyEventRecorder(discardEvents{}), events.WithRetryMax(2))
+		if err != nil {
+			return nil, fmt.Errorf("building event recorder: %w", err)
+		}
+	}
+	return r, nil
+}
+
+// discardEvents is the Kubernetes side of the webhook-only recorder.
+type discardEvents struct{}
+
+func (discardEvents) Event(runtime.Object, string, string, string)          {}
+func (discardEvents) Eventf(runtime.Object, string, string, string, ...any) {}
+func (discardEvents) AnnotatedEventf(runtime.Object, map[string]string, string, string, string, ...any) {
 }
 
 func (r *eventRecorder) start(ctx context.Context, wg *sync.WaitGroup) {
@@ -76,11 +95,15 @@ func (r *eventRecorder) record(obj *v1alpha1.KCLRun, revision string, ok bool, r
 		meta = map[string]string{v1alpha1.GroupVersion.Group + "/revision": revision}
 	}
 	eventType := eventTypeFor(ok)
+	r.kube.AnnotatedEventf(snapshot, nil, meta, eventType, reason, "", "%s", msg)
+	if r.webhook == nil {
+		return
+	}
 	select {
 	case r.queue <- func() {
-		r.recorder.AnnotatedEventf(snapshot, nil, meta, eventType, reason, "", "%s", msg)
+		r.webhook.AnnotatedEventf(snapshot, nil, meta, eventType, reason, "", "%s", msg)
 	}:
 	default:
-		r.log.Info("event queue full, dropping event", "kclrun", obj.Namespace+"/"+obj.Name, "reason", reason)
+		r.log.Info("event queue full, dropping its notification-controller post", "kclrun", obj.Namespace+"/"+obj.Name, "reason", reason)
 	}
 }

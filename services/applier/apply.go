@@ -34,8 +34,8 @@ func (s *Service) manager(cl *cluster) *ssa.ResourceManager {
 }
 
 // apply server-side applies the objects in stages (CRDs and Namespaces,
-// then the rest), labelled with the KCLRun as owner. Objects that do not
-// exist yet skip the manager's dry-run (see splitAbsent).
+// then the rest), labelled with the KCLRun as owner. Objects new to the
+// inventory skip the manager's GET and dry-run (see splitNew).
 func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, objects []*unstructured.Unstructured) (*ssa.ChangeSet, error) {
 	mgr := s.manager(cl)
 	if cm := obj.Spec.CommonMetadata; cm != nil {
@@ -59,17 +59,32 @@ func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, 
 		},
 		Exclusions: reconcileDisabled,
 	}
-	absent, rest := splitAbsent(ctx, cl.client, obj.Status.Inventory, objects)
+	fresh, rest := splitNew(obj.Status.Inventory, objects)
 	changes, err := mgr.ApplyAllStaged(ctx, rest, opts)
 	if err != nil {
 		return nil, fmt.Errorf("apply failed: %w", err)
 	}
 	// Last, as the manager's final stage: nothing else depends on them.
-	created, err := createAbsent(ctx, cl.client, absent)
+	created, adopt, err := applyNew(ctx, cl.client, fresh)
 	changes.Append(created)
 	if err != nil {
 		// The changes so far go with the error: what was created must be inventoried.
 		return changes, fmt.Errorf("apply failed: %w", err)
+	}
+	if len(adopt) == 0 {
+		return changes, nil
+	}
+	adopted, err := mgr.ApplyAllStaged(ctx, adopt, opts)
+	if err != nil {
+		return changes, fmt.Errorf("apply failed: %w", err)
+	}
+	for _, e := range adopted.Entries {
+		// The plain apply already wrote our fields, so the manager sees no
+		// drift; an object taken into the inventory counts as configured.
+		if e.Action == ssa.UnchangedAction {
+			e.Action = ssa.ConfiguredAction
+		}
+		changes.Add(e)
 	}
 	return changes, nil
 }

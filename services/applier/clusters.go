@@ -136,6 +136,8 @@ func (c *clusterClients) get(id, mapperID string, cfg *rest.Config, local bool) 
 		}
 		c.mappers[mapperID] = mapper
 	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Wrap(recordStatusCodes)
 	kube, err := client.New(cfg, client.Options{Scheme: c.scheme, Mapper: mapper})
 	if err != nil {
 		return nil, fmt.Errorf("building client: %w", err)

@@ -46,6 +46,11 @@ type Config struct {
 	MaxBackoff time.Duration
 	// InstanceName identifies this replica in leases and events; defaults to the host name.
 	InstanceName string
+	// ProgressStatusDelay is how long a reconcile of a new generation or
+	// revision runs before its status shows Reconciling. Reconciles that end
+	// sooner go straight to their verdict, one status write fewer; 0 writes
+	// the progress at once, as Flux controllers do.
+	ProgressStatusDelay time.Duration
 }
 
 // DefaultConfig returns the flag defaults.
@@ -62,6 +67,7 @@ func DefaultConfig() Config {
 		JetStreamReplicas:   1,
 		MaxBackoff:          5 * time.Minute,
 		InstanceName:        host,
+		ProgressStatusDelay: 2 * time.Second,
 	}
 }
 
@@ -81,4 +87,5 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.JetStreamReplicas, "jetstream-replicas", d.JetStreamReplicas, "Replicas of the applier's JetStream key-value buckets.")
 	fs.DurationVar(&c.MaxBackoff, "max-retry-backoff", d.MaxBackoff, "The longest delay between retries of a transient failure.")
 	fs.StringVar(&c.InstanceName, "instance-name", d.InstanceName, "Name of this replica in leases and events.")
+	fs.DurationVar(&c.ProgressStatusDelay, "progress-status-delay", d.ProgressStatusDelay, "How long a reconcile runs before its status shows Reconciling; faster reconciles write only their verdict. 0 writes the progress at once.")
 }

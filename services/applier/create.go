@@ -3,8 +3,8 @@ package applier
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sort"
-	"sync"
 
 	"github.com/fluxcd/cli-utils/pkg/object"
 	"github.com/fluxcd/pkg/ssa"
@@ -16,75 +16,61 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 )
 
-// absentLookups bounds the concurrent GETs of splitAbsent, as the SSA
-// manager bounds its own.
-const absentLookups = 4
-
-// splitAbsent picks out the objects a plain apply can create: not in the
-// previous inventory, not opted out of reconciliation, not a definition that
-// has to go in an earlier stage, and not in the cluster. For them the SSA
-// manager's dry-run has nothing to diff against (every field is new), so
-// applying them directly saves an apiserver round trip per object. The rest
-// go through the manager's drift detection as before.
-func splitAbsent(ctx context.Context, c client.Client, previous *v1alpha1.ResourceInventory, objects []*unstructured.Unstructured) (absent, rest []*unstructured.Unstructured) {
+// splitNew picks out the objects a plain apply can take: not in the previous
+// inventory, not opted out of reconciliation, not applied only when absent,
+// and not a definition that has to go in an earlier stage. Such an object
+// almost always does not exist yet (a first sync, a new file), so the SSA
+// manager's GET and dry-run have nothing to diff against; applying directly
+// saves two apiserver round trips per object. The rest go through the
+// manager's drift detection.
+func splitNew(previous *v1alpha1.ResourceInventory, objects []*unstructured.Unstructured) (fresh, rest []*unstructured.Unstructured) {
 	known := map[string]bool{}
 	if previous != nil {
 		for _, e := range previous.Entries {
 			known[e.ID] = true
 		}
 	}
-	var candidates []*unstructured.Unstructured
 	for _, o := range objects {
 		switch {
 		case known[object.UnstructuredToObjMetadata(o).String()],
 			ssautils.IsClusterDefinition(o), ssautils.IsClassDefinition(o),
-			ssautils.AnyInMetadata(o, reconcileDisabled):
+			ssautils.AnyInMetadata(o, reconcileDisabled), ssautils.AnyInMetadata(o, ifNotPresent):
 			rest = append(rest, o)
 		default:
-			candidates = append(candidates, o)
+			fresh = append(fresh, o)
 		}
 	}
-	missing := make([]bool, len(candidates))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, absentLookups)
-	for i, o := range candidates {
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			existing := &unstructured.Unstructured{}
-			existing.SetGroupVersionKind(o.GroupVersionKind())
-			missing[i] = apierrors.IsNotFound(c.Get(ctx, client.ObjectKeyFromObject(o), existing))
-		}()
-	}
-	wg.Wait()
-	for i, o := range candidates {
-		if missing[i] {
-			absent = append(absent, o)
-		} else {
-			rest = append(rest, o)
-		}
-	}
-	return absent, rest
+	return fresh, rest
 }
 
-// createAbsent server-side applies objects splitAbsent found missing, in the
-// manager's order, with the manager's field owner. It returns the entries of
-// the objects applied so far even on failure, so that they are inventoried.
-func createAbsent(ctx context.Context, c client.Client, objects []*unstructured.Unstructured) ([]ssa.ChangeSetEntry, error) {
+// applyNew server-side applies the objects splitNew picked, in the manager's
+// order, with the manager's field owner. The reply's status tells created
+// (201) from existing (200). Objects that existed before are returned in
+// adopt, as are those the apiserver refused (an immutable field of an
+// existing object, say): the caller runs them through the manager, for its
+// cleanup of kubectl's field managers, its recreate on force and its errors.
+// The entries of the objects created so far come back even on failure, so
+// that they are inventoried.
+func applyNew(ctx context.Context, c client.Client, objects []*unstructured.Unstructured) (created []ssa.ChangeSetEntry, adopt []*unstructured.Unstructured, err error) {
 	sort.Sort(ssa.SortableUnstructureds(objects))
-	entries := make([]ssa.ChangeSetEntry, 0, len(objects))
+	created = make([]ssa.ChangeSetEntry, 0, len(objects))
 	for _, o := range objects {
 		applied := o.DeepCopy()
-		if err := c.Patch(ctx, applied, client.Apply, client.ForceOwnership, client.FieldOwner(FieldManager)); err != nil {
-			return entries, fmt.Errorf("%s apply failed: %w", ssautils.FmtUnstructured(o), err)
+		code := 0
+		err := c.Patch(withStatusCode(ctx, &code), applied, client.Apply, client.ForceOwnership, client.FieldOwner(FieldManager))
+		switch {
+		case err == nil && code == http.StatusCreated:
+			created = append(created, ssa.ChangeSetEntry{
+				ObjMetadata:  object.UnstructuredToObjMetadata(o),
+				GroupVersion: o.GroupVersionKind().Version,
+				Subject:      ssautils.FmtUnstructured(o),
+				Action:       ssa.CreatedAction,
+			})
+		case err == nil, apierrors.IsInvalid(err), apierrors.IsConflict(err), apierrors.IsAlreadyExists(err):
+			adopt = append(adopt, o)
+		default:
+			return created, adopt, fmt.Errorf("%s apply failed: %w", ssautils.FmtUnstructured(o), err)
 		}
-		entries = append(entries, ssa.ChangeSetEntry{
-			ObjMetadata:  object.UnstructuredToObjMetadata(o),
-			GroupVersion: o.GroupVersionKind().Version,
-			Subject:      ssautils.FmtUnstructured(o),
-			Action:       ssa.CreatedAction,
-		})
 	}
-	return entries, nil
+	return created, adopt, nil
 }

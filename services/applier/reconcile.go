@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
@@ -237,13 +238,15 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 }
 
 // markProgressing shows a new generation or revision in progress, as Flux
-// does, before the slow part (compile, apply, health checks) starts.
+// does, before the slow part (compile, apply, health checks) starts. The
+// status write waits for cfg.ProgressStatusDelay: most reconciles end first,
+// and their verdict is the only write.
 func (s *Service) markProgressing(ctx context.Context, status *statusWriter, obj *v1alpha1.KCLRun, revision string) {
 	conditions.MarkReconciling(obj, meta.ProgressingReason, "Running reconciliation for revision %s", revision)
 	conditions.MarkUnknown(obj, meta.ReadyCondition, meta.ProgressingReason, "Reconciliation in progress")
-	if err := status.write(ctx, obj); err != nil {
+	status.showProgress(ctx, obj, s.cfg.ProgressStatusDelay, func(err error) {
 		s.log.V(1).Info("reporting progress failed", "kclrun", obj.Namespace+"/"+obj.Name, "error", err.Error())
-	}
+	})
 }
 
 // finalize prunes (when spec.prune) and releases the KCLRun.
@@ -320,10 +323,52 @@ func reasonOf(obj *v1alpha1.KCLRun) string {
 // goes to a copy, so the reconcile's object keeps its in-memory changes.
 type statusWriter struct {
 	client client.Client
-	base   *v1alpha1.KCLRun
+
+	mu       sync.Mutex
+	base     *v1alpha1.KCLRun
+	progress *time.Timer
+	done     bool
 }
 
+// showProgress writes a snapshot of obj's status after delay unless the
+// verdict (write) comes first; with no delay it writes at once.
+func (w *statusWriter) showProgress(ctx context.Context, obj *v1alpha1.KCLRun, delay time.Duration, failed func(error)) {
+	snapshot := obj.DeepCopy()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if delay <= 0 {
+		if err := w.patch(ctx, snapshot); err != nil {
+			failed(err)
+		}
+		return
+	}
+	if w.progress != nil {
+		w.progress.Stop()
+	}
+	w.progress = time.AfterFunc(delay, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if w.done {
+			return
+		}
+		if err := w.patch(ctx, snapshot); err != nil {
+			failed(err)
+		}
+	})
+}
+
+// write records the reconcile's verdict; a pending progress write is dropped.
 func (w *statusWriter) write(ctx context.Context, obj *v1alpha1.KCLRun) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done = true
+	if w.progress != nil {
+		w.progress.Stop()
+	}
+	return w.patch(ctx, obj)
+}
+
+func (w *statusWriter) patch(ctx context.Context, obj *v1alpha1.KCLRun) error {
 	if equality.Semantic.DeepEqual(w.base.Status, obj.Status) {
 		return nil
 	}

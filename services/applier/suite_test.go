@@ -49,6 +49,7 @@ var (
 	workers   *workerclient.Client
 	tracker   = newTracker()
 	writes    = &writeCounter{}
+	requests  = &requestLog{}
 	// metrics is the registry of the package's applier.
 	metrics = prometheus.NewRegistry()
 	events  = newEventSink()
@@ -133,7 +134,7 @@ func startApplierWith(ctx context.Context, name, eventsAddr string, reg promethe
 	cfg.MaxBackoff = 4 * time.Second
 	cfg.LeaseTTL = 6 * time.Second
 	restCfg := rest.CopyConfig(env.Config)
-	restCfg.WrapTransport = writes.wrap
+	restCfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return writes.wrap(requests.wrap(rt)) }
 	restCfg.QPS, restCfg.Burst = 200, 400
 	svc, err := applier.New(cfg, applier.Deps{
 		RESTConfig: restCfg,
@@ -236,6 +237,43 @@ func (w *writeCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 		}
 		return rt.RoundTrip(r)
 	})
+}
+
+// requestLog keeps "METHOD path" of every request the appliers send.
+type requestLog struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		l.mu.Lock()
+		l.all = append(l.all, r.Method+" "+r.URL.Path)
+		l.mu.Unlock()
+		return rt.RoundTrip(r)
+	})
+}
+
+// in counts the logged requests of one namespace by "METHOD resource[/subresource]".
+func (l *requestLog) in(namespace string) map[string]int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	counts := map[string]int{}
+	marker := "/namespaces/" + namespace + "/"
+	for _, r := range l.all {
+		method, path, _ := strings.Cut(r, " ")
+		_, rest, ok := strings.Cut(path, marker)
+		if !ok {
+			continue
+		}
+		parts := strings.Split(rest, "/") // resource, name, subresource
+		key := method + " " + parts[0]
+		if len(parts) > 2 {
+			key += "/" + parts[2]
+		}
+		counts[key]++
+	}
+	return counts
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -185,6 +185,41 @@ func IsArtifactError(err error) bool {
 // *CompileError when the program or its artifact failed, or a wrapped gRPC status
 // when the call itself failed (no replica answered within ctx...).
 func (c *Client) Compile(ctx context.Context, in CompileInput) (*Compiled, error) {
+	resp, err := c.compile(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	compiled := &Compiled{
+		Objects:       make([]*unstructured.Unstructured, 0, len(resp.GetObjects())),
+		CacheHit:      resp.GetCacheHit(),
+		EngineVersion: resp.GetEngineVersion(),
+		OutputDigest:  resp.GetOutputDigest(),
+	}
+	for _, p := range resp.GetPackages() {
+		compiled.Packages = append(compiled.Packages, Package{Name: p.GetName(), Version: p.GetVersion(), Source: p.GetSource(),
+			Digest: p.GetDigest(), Sum: p.GetSum(), Locked: p.GetLocked(), Vendored: p.GetVendored()})
+	}
+	for i, o := range resp.GetObjects() {
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(o.GetJson()); err != nil {
+			return nil, fmt.Errorf("object %d of the compiler's reply: %w", i, err)
+		}
+		compiled.Objects = append(compiled.Objects, u)
+	}
+	return compiled, nil
+}
+
+// CompileCount compiles like Compile but only counts the objects: a load
+// generator measuring the workers need not pay for decoding their replies.
+func (c *Client) CompileCount(ctx context.Context, in CompileInput) (int, error) {
+	resp, err := c.compile(ctx, in)
+	if err != nil {
+		return 0, err
+	}
+	return len(resp.GetObjects()), nil
+}
+
+func (c *Client) compile(ctx context.Context, in CompileInput) (*compilerv1.CompileResponse, error) {
 	req := &compilerv1.CompileRequest{
 		Program: program(in.Artifact, in.Path),
 		Config: &compilerv1.Config{
@@ -224,24 +259,7 @@ func (c *Client) Compile(ctx context.Context, in CompileInput) (*Compiled, error
 			Col:     int(e.GetCol()),
 		}
 	}
-	compiled := &Compiled{
-		Objects:       make([]*unstructured.Unstructured, 0, len(resp.GetObjects())),
-		CacheHit:      resp.GetCacheHit(),
-		EngineVersion: resp.GetEngineVersion(),
-		OutputDigest:  resp.GetOutputDigest(),
-	}
-	for _, p := range resp.GetPackages() {
-		compiled.Packages = append(compiled.Packages, Package{Name: p.GetName(), Version: p.GetVersion(), Source: p.GetSource(),
-			Digest: p.GetDigest(), Sum: p.GetSum(), Locked: p.GetLocked(), Vendored: p.GetVendored()})
-	}
-	for i, o := range resp.GetObjects() {
-		u := &unstructured.Unstructured{}
-		if err := u.UnmarshalJSON(o.GetJson()); err != nil {
-			return nil, fmt.Errorf("object %d of the compiler's reply: %w", i, err)
-		}
-		compiled.Objects = append(compiled.Objects, u)
-	}
-	return compiled, nil
+	return resp, nil
 }
 
 func stageName(s compilerv1.Error_Stage) string {

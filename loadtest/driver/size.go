@@ -23,134 +23,162 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
 )
 
-// runSize measures one size on a fresh cluster: the KCL side first, then the reference.
+// runSize measures one size on a fresh cluster: the KCL side first, then the
+// reference; further first-sync rounds follow, each on its own fresh cluster.
 func (d *driver) runSize(ctx context.Context, n int) (*report.Size, error) {
-	d.logf("N=%d: preparing the apiserver", n)
-	cl, err := d.startCluster(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer cl.stop()
-	if d.artifacts, err = artifactserver.Start(); err != nil {
-		return nil, err
-	}
-	defer d.artifacts.Close()
-
 	size := &report.Size{N: n}
-	if err := d.runKCL(ctx, cl, size); err != nil {
-		return size, err
+	for round := 1; round <= d.opts.FirstSyncRounds; round++ {
+		if err := d.runRound(ctx, size, round); err != nil {
+			return size, err
+		}
 	}
-	if d.opts.KustomizeController == "" {
-		return size, nil
-	}
-	if err := d.runKustomize(ctx, cl, size); err != nil {
-		return size, err
-	}
-	if size.Kustomize.Seconds > 0 && size.KCL.Seconds > 0 {
-		size.FirstSyncRatio = size.Kustomize.Seconds / size.KCL.Seconds
-	}
-	if peak := size.ControllerPeak(); peak > 0 && size.KustomizeMemory != nil {
-		size.MemoryRatio = float64(size.KustomizeMemory.PeakBytes) / float64(peak)
-	}
+	size.Summarize()
 	return size, nil
 }
 
-func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size) error {
+// runRound is one round of a size: round 1 runs every scenario, the others
+// only the two first syncs.
+func (d *driver) runRound(ctx context.Context, size *report.Size, round int) error {
+	n := size.N
+	full := round == 1
+	if d.opts.FirstSyncRounds > 1 {
+		d.logf("N=%d: round %d of %d", n, round, d.opts.FirstSyncRounds)
+	}
+	d.logf("N=%d: preparing the apiserver", n)
+	cl, err := d.startCluster(ctx)
+	if err != nil {
+		return err
+	}
+	defer cl.stop()
+	if d.artifacts, err = artifactserver.Start(); err != nil {
+		return err
+	}
+	defer d.artifacts.Close()
+
+	kcl, err := d.runKCL(ctx, cl, size, full)
+	if err != nil {
+		return err
+	}
+	var kust *report.FirstSync
+	if d.opts.KustomizeController != "" {
+		fs, err := d.runKustomize(ctx, cl, size, full)
+		if err != nil {
+			return err
+		}
+		kust = &fs
+	}
+	size.Rounds = append(size.Rounds, report.NewRound(kcl, kust))
+	return nil
+}
+
+// runKCL runs the KCL side's first sync and, when full, the other scenarios
+// (recorded in size).
+func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, full bool) (report.FirstSync, error) {
 	n := size.N
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ts := tenants(tenant.KCL, n)
 	d.logf("N=%d: preparing %d KCL tenants", n, n)
 	if err := parallel(ctx, n, func(ctx context.Context, i int) error { return d.prepareTenant(ctx, cl.client, ts[i]) }); err != nil {
-		return err
+		return report.FirstSync{}, err
 	}
 	tracker := newReadyTracker(n)
 	if err := watchRunners(ctx, cl.cfg, kclRunResource, tracker); err != nil {
-		return err
+		return report.FirstSync{}, err
 	}
 	images, revisions := newChangeWaiter(), newChangeWaiter()
 	if err := watchObjects(ctx, cl.cfg, images, revisions); err != nil {
-		return err
+		return report.FirstSync{}, err
 	}
 	d.logf("N=%d: starting flux-kcl-controller (%s)", n, d.opts.Mode)
 	ctrl, err := d.startKCL(ctx, cl.cfg, cl.kubeconfig)
 	if err != nil {
-		return err
+		return report.FirstSync{}, err
 	}
 	defer ctrl.stop()
 
 	d.logf("N=%d: creating %d KCLRuns", n, n)
 	stopProfile, err := d.startCPUProfile(fmt.Sprintf("cpu-kcl-first-sync-%d.pprof", n))
 	if err != nil {
-		return err
+		return report.FirstSync{}, err
 	}
-	size.KCL, err = d.firstSync(ctx, cl, ctrl, ts, tracker)
+	stopAPIProfile := d.startAPIServerProfile(ctx, cl, fmt.Sprintf("cpu-kube-apiserver-kcl-first-sync-%d.pprof", n))
+	fs, err := d.firstSync(ctx, cl, ctrl, ts, tracker)
+	stopAPIProfile()
 	stopProfile()
 	if err != nil {
-		return err
+		return fs, err
 	}
+	d.logf("N=%d: %d/%d KCLRuns Ready in %.1fs", n, fs.Ready, n, fs.Seconds)
+	if fs.Ready < n {
+		return fs, fmt.Errorf("only %d of %d KCLRuns became Ready within %s; see %s", fs.Ready, n, d.opts.SyncTimeout, d.logDir)
+	}
+	if !full {
+		return fs, nil
+	}
+	size.KCL = fs
 	d.saveMetrics(ctx, ctrl, fmt.Sprintf("after-first-sync-%d", n))
-	d.logf("N=%d: %d/%d KCLRuns Ready in %.1fs", n, size.KCL.Ready, n, size.KCL.Seconds)
-	if size.KCL.Ready < n {
-		return fmt.Errorf("only %d of %d KCLRuns became Ready within %s; see %s", size.KCL.Ready, n, d.opts.SyncTimeout, d.logDir)
-	}
 
 	if size.Policy, err = d.policyLatency(ctx, cl.client, ts, images); err != nil {
-		return err
+		return fs, err
 	}
 	d.logf("N=%d: ImagePolicy → Deployment p50 %.0fms p99 %.0fms (%d missed)", n, size.Policy.P50*1000, size.Policy.P99*1000, size.Policy.Missed)
 	if size.Source, err = d.sourceLatency(ctx, cl.client, ts, revisions); err != nil {
-		return err
+		return fs, err
 	}
 	d.logf("N=%d: new revision → ConfigMap p50 %.0fms p99 %.0fms (%d missed)", n, size.Source.P50*1000, size.Source.P99*1000, size.Source.Missed)
 	if d.opts.SteadyWindow > 0 {
 		d.logf("N=%d: steady state for %s", n, d.opts.SteadyWindow)
 		if size.Steady, err = d.steady(ctx, cl, ctrl); err != nil {
-			return err
+			return fs, err
 		}
 	}
 	size.Memory = peaks(ctrl.pids, cl.apiserverPIDs)
 	if len(d.opts.Faults) > 0 {
 		if size.Faults, err = d.faults(ctx, cl, ctrl, ts, revisions); err != nil {
-			return err
+			return fs, err
 		}
 	}
-	return nil
+	return fs, nil
 }
 
-func (d *driver) runKustomize(ctx context.Context, cl *cluster, size *report.Size) error {
+// runKustomize runs the reference side's first sync; when full, its memory
+// goes into size.
+func (d *driver) runKustomize(ctx context.Context, cl *cluster, size *report.Size, full bool) (report.FirstSync, error) {
 	n := size.N
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ts := tenants(tenant.Kustomize, n)
 	d.logf("N=%d: preparing %d Kustomization tenants", n, n)
 	if err := parallel(ctx, n, func(ctx context.Context, i int) error { return d.prepareTenant(ctx, cl.client, ts[i]) }); err != nil {
-		return err
+		return report.FirstSync{}, err
 	}
 	tracker := newReadyTracker(n)
 	if err := watchRunners(ctx, cl.cfg, kustomizationResource, tracker); err != nil {
-		return err
+		return report.FirstSync{}, err
 	}
 	d.logf("N=%d: starting kustomize-controller", n)
 	ctrl, err := d.startKustomizeController(ctx, cl.kubeconfig)
 	if err != nil {
-		return err
+		return report.FirstSync{}, err
 	}
 	defer ctrl.stop()
 	d.logf("N=%d: creating %d Kustomizations", n, n)
 	fs, err := d.firstSync(ctx, cl, ctrl, ts, tracker)
 	if err != nil {
-		return err
+		return fs, err
 	}
-	d.saveMetrics(ctx, ctrl, fmt.Sprintf("after-first-sync-%d", n))
-	size.Kustomize = &fs
 	d.logf("N=%d: %d/%d Kustomizations Ready in %.1fs", n, fs.Ready, n, fs.Seconds)
-	m := peaks(ctrl.pids, nil)["kustomize-controller"]
-	size.KustomizeMemory = &m
-	if fs.Ready < n {
-		return fmt.Errorf("only %d of %d Kustomizations became Ready within %s; see %s", fs.Ready, n, d.opts.SyncTimeout, d.logDir)
+	if full {
+		d.saveMetrics(ctx, ctrl, fmt.Sprintf("after-first-sync-%d", n))
+		size.Kustomize = &fs
+		m := peaks(ctrl.pids, nil)["kustomize-controller"]
+		size.KustomizeMemory = &m
 	}
-	return nil
+	if fs.Ready < n {
+		return fs, fmt.Errorf("only %d of %d Kustomizations became Ready within %s; see %s", fs.Ready, n, d.opts.SyncTimeout, d.logDir)
+	}
+	return fs, nil
 }
 
 // firstSync creates the runners as fast as the apiserver takes them and waits for all to be
@@ -271,6 +299,38 @@ func (d *driver) startCPUProfile(name string) (stop func(), err error) {
 		return nil, fmt.Errorf("starting CPU profile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// apiserverProfileSeconds bounds the kube-apiserver profile of a first sync;
+// its /debug/pprof/profile needs the length up front.
+const apiserverProfileSeconds = 30
+
+// startAPIServerProfile fetches, with --cpu-profile, a CPU profile of the
+// kube-apiserver covering the first apiserverProfileSeconds of what follows:
+// the apiserver does most of the work of a first sync, and the profile shows
+// which requests cost it. stop waits for the profile.
+func (d *driver) startAPIServerProfile(ctx context.Context, cl *cluster, name string) (stop func()) {
+	if !d.opts.CPUProfile {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		kube, err := kubernetes.NewForConfig(cl.cfg)
+		if err != nil {
+			d.logf("apiserver profile: %v", err)
+			return
+		}
+		raw, err := kube.CoreV1().RESTClient().Get().AbsPath("/debug/pprof/profile").
+			Param("seconds", fmt.Sprint(apiserverProfileSeconds)).Timeout(2 * apiserverProfileSeconds * time.Second).DoRaw(ctx)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(d.opts.OutDir, name), raw, 0o644)
+		}
+		if err != nil {
+			d.logf("apiserver profile: %v", err)
+		}
+	}()
+	return func() { <-done }
 }
 
 // spread picks m of n tenants evenly, starting at offset.

@@ -33,8 +33,19 @@ type Size struct {
 	N         int        `json:"n"`
 	KCL       FirstSync  `json:"kclFirstSync"`
 	Kustomize *FirstSync `json:"kustomizeFirstSync,omitempty"`
-	// FirstSyncRatio is Kustomize.Seconds / KCL.Seconds (how many times faster KCLRuns are).
+	// FirstSyncRatio is how many times faster KCLRuns are: the median of the
+	// rounds' Kustomization first syncs over the median of their KCLRun ones.
 	FirstSyncRatio float64 `json:"firstSyncRatio,omitempty"`
+	// Rounds are the first syncs of both sides, each round on a fresh apiserver;
+	// the first round's are KCL and Kustomize above.
+	Rounds []Round `json:"rounds,omitempty"`
+	// KCLMedianSeconds and KustomizeMedianSeconds are the rounds' medians.
+	KCLMedianSeconds       float64 `json:"kclMedianSeconds,omitempty"`
+	KustomizeMedianSeconds float64 `json:"kustomizeMedianSeconds,omitempty"`
+	// CPURatio is the same comparison in CPU seconds (controller, kube-apiserver
+	// and etcd): the work each side costs, which the machine's speed swings
+	// less than the wall time.
+	CPURatio float64 `json:"cpuRatio,omitempty"`
 
 	Policy Latency `json:"policyLatency"`
 	Source Latency `json:"sourceLatency"`
@@ -51,6 +62,62 @@ type Size struct {
 	MemoryRatio float64 `json:"memoryRatio,omitempty"`
 }
 
+// Round is one first sync of each side on a fresh apiserver.
+type Round struct {
+	KCLSeconds       float64 `json:"kclSeconds"`
+	KustomizeSeconds float64 `json:"kustomizeSeconds,omitempty"`
+	// KCLCPUSeconds and KustomizeCPUSeconds are the CPU seconds of the
+	// controller, kube-apiserver and etcd (not the driver) during the first sync.
+	KCLCPUSeconds       float64 `json:"kclCPUSeconds"`
+	KustomizeCPUSeconds float64 `json:"kustomizeCPUSeconds,omitempty"`
+}
+
+// NewRound records the first syncs of a round; kust is nil without the reference side.
+func NewRound(kcl FirstSync, kust *FirstSync) Round {
+	r := Round{KCLSeconds: kcl.Seconds, KCLCPUSeconds: kcl.WorkCPUSeconds()}
+	if kust != nil {
+		r.KustomizeSeconds, r.KustomizeCPUSeconds = kust.Seconds, kust.WorkCPUSeconds()
+	}
+	return r
+}
+
+// Summarize computes the medians and ratios of the rounds and the memory ratio.
+func (s *Size) Summarize() {
+	var kcl, kust, kclCPU, kustCPU []float64
+	for _, r := range s.Rounds {
+		kcl, kclCPU = append(kcl, r.KCLSeconds), append(kclCPU, r.KCLCPUSeconds)
+		if r.KustomizeSeconds > 0 {
+			kust, kustCPU = append(kust, r.KustomizeSeconds), append(kustCPU, r.KustomizeCPUSeconds)
+		}
+	}
+	s.KCLMedianSeconds, s.KustomizeMedianSeconds = median(kcl), median(kust)
+	if s.KCLMedianSeconds > 0 && s.KustomizeMedianSeconds > 0 {
+		s.FirstSyncRatio = s.KustomizeMedianSeconds / s.KCLMedianSeconds
+	}
+	if c := median(kclCPU); c > 0 && len(kustCPU) > 0 {
+		s.CPURatio = median(kustCPU) / c
+	}
+	if peak := s.ControllerPeak(); peak > 0 && s.KustomizeMemory != nil {
+		s.MemoryRatio = float64(s.KustomizeMemory.PeakBytes) / float64(peak)
+	}
+}
+
+// Median is the middle value of v (the mean of the two middle ones for an
+// even count); 0 for none.
+func Median(v []float64) float64 { return median(v) }
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
 // FirstSync is the time from creating N runners until all are Ready.
 type FirstSync struct {
 	N       int     `json:"n"`
@@ -63,6 +130,17 @@ type FirstSync struct {
 	Requests map[string]float64 `json:"requests,omitempty"`
 	// CPUSeconds is the CPU each measured process used during the first sync.
 	CPUSeconds map[string]float64 `json:"cpuSeconds,omitempty"`
+}
+
+// WorkCPUSeconds adds the CPU seconds of every process but the driver.
+func (f FirstSync) WorkCPUSeconds() float64 {
+	var total float64
+	for name, v := range f.CPUSeconds {
+		if name != "driver" {
+			total += v
+		}
+	}
+	return total
 }
 
 // PerRunner splits Requests into writes and reads per runner.
@@ -126,15 +204,26 @@ type Steady struct {
 
 // ScaleOut is compile throughput with a number of separate compiler processes.
 type ScaleOut struct {
-	Workers        int     `json:"workers"`
-	Compiles       int     `json:"compiles"`
-	Seconds        float64 `json:"seconds"`
-	CompilesPerSec float64 `json:"compilesPerSecond"`
-	Speedup        float64 `json:"speedup"`
-	// WorkerCPUSeconds is the CPU the compiler processes used in the timed part (0 when
-	// they run in the driver); DriverCPUSeconds the driver's (client, artifact server).
+	Workers int `json:"workers"`
+	// Compiles is the number of distinct programs of each round.
+	Compiles int `json:"compiles"`
+	// Rounds is how many times this worker count took its turn; RoundRates are
+	// the rounds' compiles per second, CompilesPerSec their median and Seconds
+	// the time of one round at that rate.
+	Rounds         int       `json:"rounds"`
+	RoundRates     []float64 `json:"roundRates,omitempty"`
+	Seconds        float64   `json:"seconds"`
+	CompilesPerSec float64   `json:"compilesPerSecond"`
+	Speedup        float64   `json:"speedup"`
+	// WorkerCPUSeconds is the CPU the compiler processes used in a round (the
+	// median; 0 when they run in the driver); DriverCPUSeconds the driver's
+	// (client, artifact server).
 	WorkerCPUSeconds float64 `json:"workerCPUSeconds"`
 	DriverCPUSeconds float64 `json:"driverCPUSeconds"`
+	// MachineSpeedup is what as many busy threads as workers (up to the CPU
+	// count) get done over one, measured just before: the ceiling of Speedup
+	// on this machine.
+	MachineSpeedup float64 `json:"machineSpeedup,omitempty"`
 }
 
 // FaultCheck is one fault scenario's outcome.
@@ -230,15 +319,22 @@ func (r *Report) PrintTable(w io.Writer) {
 	fmt.Fprintln(tw, "N\tKCLRun sync\tKustomization sync\tratio\tpolicy p50/p95/p99 ms\tsource p50/p99 ms\tfkc peak MiB\tkc peak MiB\tmem ratio\t")
 	for _, s := range r.Sizes {
 		kust, ratio, kcMem, memRatio := "-", "-", "-", "-"
+		kcl := syncCell(s.KCL)
 		if s.Kustomize != nil {
 			kust = syncCell(*s.Kustomize)
 			ratio = fmt.Sprintf("%.1f×", s.FirstSyncRatio)
+		}
+		if len(s.Rounds) > 1 {
+			kcl, kust = roundsCell(s.Rounds, s.KCLMedianSeconds, func(r Round) float64 { return r.KCLSeconds }), "-"
+			if s.KustomizeMedianSeconds > 0 {
+				kust = roundsCell(s.Rounds, s.KustomizeMedianSeconds, func(r Round) float64 { return r.KustomizeSeconds })
+			}
 		}
 		if s.KustomizeMemory != nil {
 			kcMem = mib(s.KustomizeMemory.PeakBytes)
 			memRatio = fmt.Sprintf("%.2f", s.MemoryRatio)
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.N, syncCell(s.KCL), kust, ratio,
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", s.N, kcl, kust, ratio,
 			fmt.Sprintf("%.0f/%.0f/%.0f%s", s.Policy.P50*1000, s.Policy.P95*1000, s.Policy.P99*1000, missed(s.Policy)),
 			fmt.Sprintf("%.0f/%.0f%s", s.Source.P50*1000, s.Source.P99*1000, missed(s.Source)),
 			mib(controllerPeak(s.Memory)), kcMem, memRatio)
@@ -257,6 +353,16 @@ func (r *Report) PrintTable(w io.Writer) {
 			printCPU(w, "CPU seconds during the KCLRun first sync:", s.KCL.CPUSeconds)
 			if s.Kustomize != nil {
 				printCPU(w, "CPU seconds during the Kustomization first sync:", s.Kustomize.CPUSeconds)
+			}
+			if len(s.Rounds) > 1 {
+				fmt.Fprintf(w, "first-sync rounds at N=%d (KCLRun / Kustomization seconds, CPU seconds without the driver):", s.N)
+				for i, r := range s.Rounds {
+					fmt.Fprintf(w, " #%d %.1f/%.1f (CPU %.0f/%.0f);", i+1, r.KCLSeconds, r.KustomizeSeconds, r.KCLCPUSeconds, r.KustomizeCPUSeconds)
+				}
+				fmt.Fprintln(w)
+			}
+			if s.CPURatio > 0 {
+				fmt.Fprintf(w, "work ratio at N=%d (median CPU seconds of a Kustomization first sync over a KCLRun one): %.1f×\n", s.N, s.CPURatio)
 			}
 		}
 		if len(s.Memory) > 0 {
@@ -280,10 +386,18 @@ func (r *Report) PrintTable(w io.Writer) {
 		}
 	}
 	if len(r.ScaleOut) > 0 {
-		fmt.Fprintln(w, "\ncompile throughput (distinct programs, no cache hits):")
+		fmt.Fprintf(w, "\ncompile throughput (distinct programs, no cache hits; median of %d rounds taken in turns):\n", r.ScaleOut[0].Rounds)
 		for _, s := range r.ScaleOut {
-			fmt.Fprintf(w, "  %d worker(s): %.1f compiles/s (%d in %.1fs), %.2f× one worker; CPU: workers %.2fs, driver %.2fs\n",
-				s.Workers, s.CompilesPerSec, s.Compiles, s.Seconds, s.Speedup, s.WorkerCPUSeconds, s.DriverCPUSeconds)
+			lo, hi := s.CompilesPerSec, s.CompilesPerSec
+			for _, v := range s.RoundRates {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+			fmt.Fprintf(w, "  %d worker(s): %.1f compiles/s (rounds %.0f–%.0f), %.2f× one worker; CPU per round of %d: workers %.2fs, driver %.2fs",
+				s.Workers, s.CompilesPerSec, lo, hi, s.Speedup, s.Compiles, s.WorkerCPUSeconds, s.DriverCPUSeconds)
+			if s.MachineSpeedup > 0 {
+				fmt.Fprintf(w, "; the machine itself: %.2f× for %d busy threads", s.MachineSpeedup, min(s.Workers, r.CPUs))
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	for _, s := range r.Sizes {
@@ -312,6 +426,15 @@ func printCPU(w io.Writer, title string, cpu map[string]float64) {
 		fmt.Fprintf(w, " %s %.1f", name, cpu[name])
 	}
 	fmt.Fprintln(w)
+}
+
+// roundsCell is "median (min–max)" of the rounds' seconds.
+func roundsCell(rounds []Round, med float64, of func(Round) float64) string {
+	lo, hi := of(rounds[0]), of(rounds[0])
+	for _, r := range rounds {
+		lo, hi = min(lo, of(r)), max(hi, of(r))
+	}
+	return fmt.Sprintf("%.1fs (%.1f–%.1f)", med, lo, hi)
 }
 
 func syncCell(f FirstSync) string {
@@ -362,9 +485,17 @@ func sortedKeys[V any](m map[string]V) []string {
 // Summary is a one-line description of a size, for logs.
 func (s Size) Summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "N=%d KCLRuns Ready in %.1fs", s.N, s.KCL.Seconds)
+	kcl, kust, of := s.KCL.Seconds, 0.0, ""
 	if s.Kustomize != nil {
-		fmt.Fprintf(&b, ", Kustomizations in %.1fs (%.1f×)", s.Kustomize.Seconds, s.FirstSyncRatio)
+		kust = s.Kustomize.Seconds
 	}
+	if len(s.Rounds) > 1 {
+		kcl, kust, of = s.KCLMedianSeconds, s.KustomizeMedianSeconds, fmt.Sprintf(" (median of %d rounds)", len(s.Rounds))
+	}
+	fmt.Fprintf(&b, "N=%d KCLRuns Ready in %.1fs", s.N, kcl)
+	if kust > 0 {
+		fmt.Fprintf(&b, ", Kustomizations in %.1fs (%.1f×)", kust, s.FirstSyncRatio)
+	}
+	b.WriteString(of)
 	return b.String()
 }

@@ -55,3 +55,26 @@ func TestNiceSteps(t *testing.T) {
 		}
 	}
 }
+
+// The ratios compare medians of the rounds, so one slow round (a busy host)
+// moves neither side's figure.
+func TestSummarizeTakesMediansOfRounds(t *testing.T) {
+	s := Size{N: 10, Rounds: []Round{
+		{KCLSeconds: 30, KustomizeSeconds: 120, KCLCPUSeconds: 50, KustomizeCPUSeconds: 220},
+		{KCLSeconds: 45, KustomizeSeconds: 110, KCLCPUSeconds: 70, KustomizeCPUSeconds: 200},
+		{KCLSeconds: 25, KustomizeSeconds: 125, KCLCPUSeconds: 45, KustomizeCPUSeconds: 230},
+	}}
+	s.Summarize()
+	if s.KCLMedianSeconds != 30 || s.KustomizeMedianSeconds != 120 {
+		t.Fatalf("medians %v/%v, want 30/120", s.KCLMedianSeconds, s.KustomizeMedianSeconds)
+	}
+	if s.FirstSyncRatio != 4 {
+		t.Fatalf("ratio %v, want 4", s.FirstSyncRatio)
+	}
+	if s.CPURatio != 220.0/50 {
+		t.Fatalf("CPU ratio %v, want %v", s.CPURatio, 220.0/50)
+	}
+	if got := NewRound(FirstSync{Seconds: 3, CPUSeconds: map[string]float64{"driver": 5, "etcd": 1, "kube-apiserver": 2}}, nil); got.KCLCPUSeconds != 3 {
+		t.Fatalf("round CPU %v, want 3 (driver left out)", got.KCLCPUSeconds)
+	}
+}

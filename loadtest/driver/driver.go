@@ -82,6 +82,11 @@ type Options struct {
 	// other scenarios. It needs a driver-started apiserver.
 	FirstSyncRounds int
 
+	// BadTenants is how many broken tenants (every kind in turn) the bad-input
+	// scenario puts among the N healthy ones on a fresh apiserver; -1 picks 5%
+	// of N (at least one of each kind), 0 skips the scenario.
+	BadTenants int
+
 	// SyncTimeout bounds a first sync; ChangeTimeout one change.
 	SyncTimeout   time.Duration
 	ChangeTimeout time.Duration
@@ -114,6 +119,7 @@ func DefaultOptions() Options {
 		FaultOutage:      10 * time.Second,
 		FaultChanges:     10,
 		FirstSyncRounds:  3,
+		BadTenants:       -1,
 		SyncTimeout:      20 * time.Minute,
 		ChangeTimeout:    time.Minute,
 		OutDir:           "loadtest/out",

@@ -75,6 +75,15 @@ func TestSmoke(t *testing.T) {
 	if len(s.Source.Samples) != 5 || s.Source.Missed != 0 {
 		t.Errorf("source changes: %d arrived, %d missed, want 5 and 0", len(s.Source.Samples), s.Source.Missed)
 	}
+	if b := s.BadInput; b == nil || b.HealthyReady != 20 {
+		t.Errorf("bad input: %+v, want 20 healthy KCLRuns Ready beside the broken ones", b)
+	} else {
+		for _, k := range b.Kinds {
+			if k.Reported != k.Count || k.Count == 0 {
+				t.Errorf("bad input %s: %d of %d reported %s; last %s: %s", k.Name, k.Reported, k.Count, k.WantReason, k.Reason, k.Message)
+			}
+		}
+	}
 	if s.Steady == nil || len(s.Memory) == 0 {
 		t.Errorf("steady state %v, memory %v: want both measured", s.Steady, s.Memory)
 	}

@@ -33,6 +33,9 @@ func (d *driver) runSize(ctx context.Context, n int) (*report.Size, error) {
 		}
 	}
 	size.Summarize()
+	if err := d.runBadInput(ctx, size); err != nil {
+		return size, fmt.Errorf("bad input: %w", err)
+	}
 	return size, nil
 }
 

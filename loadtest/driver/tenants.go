@@ -104,7 +104,7 @@ const runnerInterval = 10 * time.Minute
 func createRunner(ctx context.Context, c client.Client, t tenant.Tenant) error {
 	var obj client.Object
 	switch t.Side {
-	case tenant.KCL:
+	case tenant.KCL, badSide:
 		obj = &v1alpha1.KCLRun{
 			ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace(), Name: tenant.Name},
 			Spec: v1alpha1.KCLRunSpec{

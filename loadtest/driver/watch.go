@@ -37,10 +37,22 @@ type readyTracker struct {
 	want    int
 	curve   []report.Point
 	allDone chan struct{}
+	// only, when set, limits the count to these namespaces.
+	only map[string]bool
 }
 
 func newReadyTracker(want int) *readyTracker {
 	return &readyTracker{ready: map[string]time.Duration{}, want: want, allDone: make(chan struct{})}
+}
+
+// newReadyTrackerFor counts only the runners of ts.
+func newReadyTrackerFor(ts []tenant.Tenant) *readyTracker {
+	t := newReadyTracker(len(ts))
+	t.only = map[string]bool{}
+	for _, tn := range ts {
+		t.only[tn.Namespace()] = true
+	}
+	return t
 }
 
 // begin sets the time the creates started; readiness seen earlier counts from it.
@@ -59,7 +71,7 @@ func (t *readyTracker) observe(obj any) {
 	key := u.GetNamespace() + "/" + u.GetName()
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.start.IsZero() {
+	if t.start.IsZero() || (t.only != nil && !t.only[u.GetNamespace()]) {
 		return
 	}
 	if _, seen := t.ready[key]; seen {

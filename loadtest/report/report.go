@@ -60,6 +60,34 @@ type Size struct {
 	KustomizeMemory *procstat.Memory `json:"kustomizeMemory,omitempty"`
 	// MemoryRatio is kustomize-controller's peak over flux-kcl-controller's (all processes).
 	MemoryRatio float64 `json:"memoryRatio,omitempty"`
+	// BadInput is the first sync and policy latency again, with broken tenants among the healthy.
+	BadInput *BadInput `json:"badInput,omitempty"`
+}
+
+// BadInput compares the healthy tenants' figures with broken tenants present
+// to the clean ones, and tells how each kind of broken tenant was reported.
+type BadInput struct {
+	// Tenants is the number of broken tenants beside the N healthy ones.
+	Tenants int `json:"tenants"`
+	// Healthy is the healthy KCLRuns' first sync in seconds; HealthyReady how many got Ready.
+	Healthy      float64 `json:"healthySeconds"`
+	HealthyReady int     `json:"healthyReady"`
+	// Policy is the ImagePolicy → Deployment latency of healthy tenants.
+	Policy Latency `json:"policyLatency"`
+	// Kinds tells, per kind of broken input, how many KCLRuns reported it as they should.
+	Kinds []BadKind `json:"kinds"`
+}
+
+// BadKind is how the KCLRuns of one kind of broken input ended.
+type BadKind struct {
+	Name       string `json:"name"`
+	Count      int    `json:"count"`
+	WantReason string `json:"wantReason"`
+	// Reported counts the KCLRuns that ended Ready=False with WantReason and the expected message.
+	Reported int `json:"reported"`
+	// Reason and Message are the last such KCLRun's Ready condition.
+	Reason  string `json:"reason"`
+	Message string `json:"message"`
 }
 
 // Round is one first sync of each side on a fresh apiserver.
@@ -398,6 +426,22 @@ func (r *Report) PrintTable(w io.Writer) {
 				fmt.Fprintf(w, "; the machine itself: %.2f× for %d busy threads", s.MachineSpeedup, min(s.Workers, r.CPUs))
 			}
 			fmt.Fprintln(w)
+		}
+	}
+	for _, s := range r.Sizes {
+		b := s.BadInput
+		if b == nil {
+			continue
+		}
+		clean := s.KCLMedianSeconds
+		if clean == 0 {
+			clean = s.KCL.Seconds
+		}
+		fmt.Fprintf(w, "\nbad input at N=%d with %d broken tenants: healthy first sync %.1fs (%d/%d Ready; clean %.1fs, %+.0f%%), policy p50/p99 %.0f/%.0f ms (clean %.0f/%.0f ms)\n",
+			s.N, b.Tenants, b.Healthy, b.HealthyReady, s.N, clean, 100*(b.Healthy/clean-1),
+			b.Policy.P50*1000, b.Policy.P99*1000, s.Policy.P50*1000, s.Policy.P99*1000)
+		for _, k := range b.Kinds {
+			fmt.Fprintf(w, "  %s: %d/%d Ready=False %s (last: %s: %s)\n", k.Name, k.Reported, k.Count, k.WantReason, k.Reason, k.Message)
 		}
 	}
 	for _, s := range r.Sizes {

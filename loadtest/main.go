@@ -54,6 +54,7 @@ func run() error {
 	fs.IntVar(&opts.FaultChanges, "fault-changes", opts.FaultChanges, "Sources given a new revision during each fault.")
 	fs.IntVar(&opts.FirstSyncRounds, "first-sync-rounds", opts.FirstSyncRounds, "First syncs of both sides per size, each on a fresh apiserver; the report gives the medians (the first round alone runs the other scenarios).")
 	fs.IntVar(&opts.BadTenants, "bad-tenants", opts.BadTenants, "Broken tenants among the healthy in the bad-input scenario (a fresh apiserver per size); -1 is 5% of N, 0 skips it.")
+	fs.StringSliceVar(&opts.BadKinds, "bad-kinds", opts.BadKinds, "Only these broken inputs: syntax-error, infinite-recursion, output-bomb, 1-gib-artifact, path-traversal-tarball, foreign-repository-policy.")
 	fs.DurationVar(&opts.SyncTimeout, "sync-timeout", opts.SyncTimeout, "Bound of one first sync.")
 	fs.DurationVar(&opts.ChangeTimeout, "change-timeout", opts.ChangeTimeout, "Bound of one policy or source change.")
 	fs.BoolVar(&opts.CPUProfile, "cpu-profile", opts.CPUProfile, "Profile the driver's process during each KCL first sync and scale-out round (the controller or workers too when they run in-process).")

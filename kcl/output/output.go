@@ -37,7 +37,16 @@ func YAML(v value.Value, opts Options) ([]byte, error) {
 		sep = "---"
 	}
 	p := yamlPrinter{opts: yamlOptions{sortKeys: opts.SortKeys, ignorePrivate: !opts.ShowHidden, ignoreNone: opts.DisableNone}, limit: opts.MaxBytes}
-	for i, d := range documents(v, opts) {
+	docs := documents(v, opts)
+	if opts.MaxBytes > 0 {
+		var least int64
+		for _, d := range docs {
+			if least += p.atLeast(d, opts.MaxBytes-least, 0); least > opts.MaxBytes {
+				return nil, fmt.Errorf("%w: more than %d bytes", ErrOutputTooLarge, opts.MaxBytes)
+			}
+		}
+	}
+	for i, d := range docs {
 		if i > 0 {
 			p.b = append(p.b, sep...)
 			p.b = append(p.b, '\n')

@@ -189,3 +189,29 @@ func TestCycleIsAnError(t *testing.T) {
 		t.Fatalf("want an error for self-referencing data, got %v", err)
 	}
 }
+
+// An output bomb is refused before printing, from a lower bound of its size,
+// and a value just under the cap still prints.
+func TestMaxBytesRefusesBeforePrinting(t *testing.T) {
+	big := v.DictOf("x", v.Str(strings.Repeat("x", 1<<20)))
+	items := make([]v.Value, 100)
+	for i := range items {
+		items[i] = big
+	}
+	p := yamlPrinter{limit: 10 << 20}
+	if least := p.atLeast(v.NewList(items), 10<<20, 0); least <= 10<<20 {
+		t.Fatalf("lower bound %d is not past the cap", least)
+	}
+	if _, err := YAML(v.NewList(items), Options{MaxBytes: 10 << 20}); !errors.Is(err, ErrOutputTooLarge) {
+		t.Fatalf("want ErrOutputTooLarge, got %v", err)
+	}
+	out, err := YAML(v.NewList(items[:1]), Options{MaxBytes: 2 << 20})
+	if err != nil || len(out) < 1<<20 {
+		t.Fatalf("one item under the cap: %d bytes, %v", len(out), err)
+	}
+	l := v.NewList(nil)
+	l.Elems = append(l.Elems, l, l) // shared and cyclic: bounded by the cap, not 2^depth
+	if _, err := YAML(v.DictOf("l", l), Options{MaxBytes: 1 << 16}); !errors.Is(err, ErrOutputTooLarge) {
+		t.Fatalf("want ErrOutputTooLarge for a cyclic list, got %v", err)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 	"time"
 
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
@@ -91,20 +93,34 @@ var badKinds = []badKind{
 // badInputIndexOffset numbers the bad-input scenario's healthy tenants.
 const badInputIndexOffset = 50000
 
+// kinds are the broken inputs Options.BadKinds selects.
+func (d *driver) kinds() []badKind {
+	if len(d.opts.BadKinds) == 0 {
+		return badKinds
+	}
+	var out []badKind
+	for _, k := range badKinds {
+		if slices.Contains(d.opts.BadKinds, strings.ReplaceAll(strings.ToLower(k.name), " ", "-")) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // badTenantCount is how many broken tenants go beside n healthy ones.
 func (d *driver) badTenantCount(n int) int {
 	if d.opts.BadTenants >= 0 {
 		return d.opts.BadTenants
 	}
-	return max(len(badKinds), n/20) // 5%, every kind at least once
+	return max(len(d.kinds()), n/20) // 5%, every kind at least once
 }
 
 // runBadInput repeats the KCL first sync and the policy latency on a fresh
 // cluster with broken tenants created among the healthy ones, and checks
 // that every broken KCLRun ends with its error on its status.
 func (d *driver) runBadInput(ctx context.Context, size *report.Size) error {
-	n, bad := size.N, d.badTenantCount(size.N)
-	if bad == 0 {
+	n, bad, kinds := size.N, d.badTenantCount(size.N), d.kinds()
+	if bad == 0 || len(kinds) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -134,7 +150,7 @@ func (d *driver) runBadInput(ctx context.Context, size *report.Size) error {
 		broken[i] = tenant.Tenant{Index: i, Side: badSide}
 	}
 	if err := parallel(ctx, bad, func(ctx context.Context, i int) error {
-		return d.prepareBadTenant(ctx, cl.client, broken[i], badKinds[i%len(badKinds)])
+		return d.prepareBadTenant(ctx, cl.client, broken[i], kinds[i%len(kinds)])
 	}); err != nil {
 		return err
 	}
@@ -171,7 +187,7 @@ func (d *driver) runBadInput(ctx context.Context, size *report.Size) error {
 		return err
 	}
 	d.logf("N=%d: bad input: ImagePolicy → Deployment p50 %.0fms p99 %.0fms (%d missed)", n, out.Policy.P50*1000, out.Policy.P99*1000, out.Policy.Missed)
-	out.Kinds = d.checkBroken(ctx, cl.client, broken)
+	out.Kinds = d.checkBroken(ctx, cl.client, broken, kinds)
 	size.BadInput = out
 	return nil
 }
@@ -197,14 +213,14 @@ func (d *driver) prepareBadTenant(ctx context.Context, c client.Client, t tenant
 
 // checkBroken waits (ChangeTimeout) for every broken KCLRun to be
 // Ready=False with its kind's reason and message, and sums up each kind.
-func (d *driver) checkBroken(ctx context.Context, c client.Client, broken []tenant.Tenant) []report.BadKind {
-	kinds := make([]report.BadKind, len(badKinds))
-	for i, k := range badKinds {
+func (d *driver) checkBroken(ctx context.Context, c client.Client, broken []tenant.Tenant, want []badKind) []report.BadKind {
+	kinds := make([]report.BadKind, len(want))
+	for i, k := range want {
 		kinds[i] = report.BadKind{Name: k.name, WantReason: k.reason}
 	}
 	deadline := time.Now().Add(d.opts.ChangeTimeout)
 	for i, t := range broken {
-		k, got := badKinds[i%len(badKinds)], &kinds[i%len(badKinds)]
+		k, got := want[i%len(want)], &kinds[i%len(want)]
 		got.Count++
 		var reason, message string
 		for {

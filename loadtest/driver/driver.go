@@ -86,6 +86,8 @@ type Options struct {
 	// scenario puts among the N healthy ones on a fresh apiserver; -1 picks 5%
 	// of N (at least one of each kind), 0 skips the scenario.
 	BadTenants int
+	// BadKinds limits the broken inputs to these kinds (names as in the report); empty is all.
+	BadKinds []string
 
 	// SyncTimeout bounds a first sync; ChangeTimeout one change.
 	SyncTimeout   time.Duration

@@ -3,7 +3,9 @@ package applier_test
 import (
 	"crypto/rand"
 	"fmt"
+	"net"
 	"testing"
+	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
 	. "github.com/onsi/gomega"
@@ -92,4 +94,46 @@ func TestArtifactOversizeIsRefused(t *testing.T) {
 	setArtifact(t, ns, "big", artifact)
 	createKCLRun(t, ns, "big", "big", func(k *v1alpha1.KCLRun) { k.Spec.Path = "" })
 	expectArtifactFailure(t, ns, "big", fmt.Sprintf(`(?i)(size|large|exceed|limit)`))
+}
+
+// A source whose artifact server refuses connections fails its reconcile at
+// once and retries with backoff, without holding one of the applier's slots
+// while it waits: tenants next to many such sources keep converging. (Inside
+// a fetch, the HTTP client would wait 5 s and 10 s between retries, with
+// the slot.)
+func TestUnreachableArtifactsDoNotHoldSlots(t *testing.T) {
+	g := NewWithT(t)
+	ns := newNamespace(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String()
+	ln.Close()
+
+	const unreachable = 8 // twice the applier's concurrency
+	for i := range unreachable {
+		name := fmt.Sprintf("gone-%d", i)
+		a := publishProgram(t, ns, name, configMap(name, "v1"))
+		a.URL = refused + "/" + a.Path
+		setArtifact(t, ns, name, a)
+		createKCLRun(t, ns, name, name)
+	}
+	g.Eventually(func(g Gomega) {
+		for i := range unreachable {
+			ready := readyCondition(getKCLRun(g, ns, fmt.Sprintf("gone-%d", i)))
+			g.Expect(ready).NotTo(BeNil())
+			g.Expect(ready.Reason).To(Equal(meta.ArtifactFailedReason))
+			g.Expect(ready.Message).To(MatchRegexp(`(?i)connection refused`))
+		}
+	}, "1m", "200ms").Should(Succeed())
+
+	start := time.Now()
+	ok := publishProgram(t, ns, "healthy", configMap("healthy", "v1"))
+	createKCLRun(t, ns, "healthy", "healthy")
+	g.Eventually(func(g Gomega) {
+		obj := getKCLRun(g, ns, "healthy")
+		g.Expect(obj.Status.LastAppliedRevision).To(Equal(ok.Revision))
+	}, "10s", "100ms").Should(Succeed())
+	t.Logf("healthy KCLRun applied %v after creation, beside %d unreachable sources", time.Since(start).Round(time.Millisecond), unreachable)
 }

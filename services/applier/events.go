@@ -76,7 +76,19 @@ func (r *eventRecorder) start(ctx context.Context, wg *sync.WaitGroup) {
 			case <-ctx.Done():
 				return
 			case emit := <-r.queue:
-				emit()
+				// One post at a time, but shutdown does not wait for one in
+				// flight: its retries against an unreachable receiver took
+				// seconds off every stop.
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					emit()
+				}()
+				select {
+				case <-done:
+				case <-ctx.Done():
+					return
+				}
 			}
 		}
 	}()

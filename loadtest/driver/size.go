@@ -235,13 +235,19 @@ func apiserverRequests(ctx context.Context, cl *cluster) (map[string]float64, er
 	}
 	for _, m := range fam.GetMetric() {
 		var verb, resource string
+		dryRun := false
 		for _, l := range m.GetLabel() {
 			switch l.GetName() {
 			case "verb":
 				verb = l.GetValue()
 			case "resource":
 				resource = l.GetValue()
+			case "dry_run":
+				dryRun = l.GetValue() != ""
 			}
+		}
+		if dryRun {
+			verb += report.DryRunSuffix // changes nothing: not a write
 		}
 		if resource == "leases" {
 			continue
@@ -427,6 +433,7 @@ type sample struct {
 	compiles  float64
 	applied   float64
 	objWrites float64
+	dryRuns   float64
 	byVerb    map[string]float64
 	cpu       map[string]time.Duration
 }
@@ -450,12 +457,18 @@ func (d *driver) read(ctx context.Context, cl *cluster, ctrl *controller) (sampl
 	tenantKinds := procstat.Label("resource", "deployments", "services", "configmaps", "kclruns")
 	for _, verb := range writeVerbs {
 		isVerb := procstat.Label("verb", verb)
+		// Dry runs (the SSA manager's drift checks) change nothing: counted apart.
 		if v := fams.Sum("apiserver_request_total", func(l map[string]string) bool {
-			return isVerb(l) && l["resource"] != "leases" && l["resource"] != "events"
+			return isVerb(l) && l["dry_run"] == "" && l["resource"] != "leases" && l["resource"] != "events"
 		}); v > 0 {
 			s.byVerb[verb] = v
 		}
-		s.objWrites += fams.Sum("apiserver_request_total", func(l map[string]string) bool { return isVerb(l) && tenantKinds(l) })
+		s.objWrites += fams.Sum("apiserver_request_total", func(l map[string]string) bool {
+			return isVerb(l) && l["dry_run"] == "" && tenantKinds(l)
+		})
+		s.dryRuns += fams.Sum("apiserver_request_total", func(l map[string]string) bool {
+			return isVerb(l) && l["dry_run"] != "" && tenantKinds(l)
+		})
 	}
 	for name, pid := range mergePIDs(ctrl.pids, cl.apiserverPIDs) {
 		if cpu, err := procstat.CPU(pid); err == nil {
@@ -486,6 +499,7 @@ func (d *driver) steady(ctx context.Context, cl *cluster, ctrl *controller) (*re
 		CompilesPerMinute:     (after.compiles - before.compiles) / minutes,
 		AppliedPerMinute:      (after.applied - before.applied) / minutes,
 		ObjectWritesPerMinute: (after.objWrites - before.objWrites) / minutes,
+		DryRunsPerMinute:      (after.dryRuns - before.dryRuns) / minutes,
 		WritesPerMinuteByVerb: map[string]float64{},
 		CPUSecondsPerMinute:   map[string]float64{},
 	}

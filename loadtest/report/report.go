@@ -171,12 +171,16 @@ func (f FirstSync) WorkCPUSeconds() float64 {
 	return total
 }
 
+// DryRunSuffix marks a verb of dry-run requests in Requests ("APPLY-dry-run configmaps"):
+// they change nothing, so they count with the reads.
+const DryRunSuffix = "-dry-run"
+
 // PerRunner splits Requests into writes and reads per runner.
 func (f FirstSync) PerRunner() (writes, reads float64) {
 	for key, v := range f.Requests {
 		verb, _, _ := strings.Cut(key, " ")
-		switch verb {
-		case "GET", "LIST", "WATCH":
+		switch {
+		case verb == "GET", verb == "LIST", verb == "WATCH", strings.HasSuffix(verb, DryRunSuffix):
 			reads += v
 		default:
 			writes += v
@@ -224,7 +228,9 @@ type Steady struct {
 	// ObjectWritesPerMinute are apiserver writes (create, update, patch, apply, delete) to
 	// the tenants' kinds, KCLRun status included, from the apiserver's own metrics.
 	ObjectWritesPerMinute float64 `json:"objectWritesPerMinute"`
-	// WritesPerMinuteByVerb are all apiserver writes but leases and events, by verb.
+	// DryRunsPerMinute are dry-run requests to the same kinds (drift checks), which change nothing.
+	DryRunsPerMinute float64 `json:"dryRunsPerMinute"`
+	// WritesPerMinuteByVerb are all apiserver writes but leases, events and dry runs, by verb.
 	WritesPerMinuteByVerb map[string]float64 `json:"writesPerMinuteByVerb"`
 	// CPUSecondsPerMinute is CPU time per minute of wall time by process.
 	CPUSecondsPerMinute map[string]float64 `json:"cpuSecondsPerMinute"`
@@ -372,10 +378,10 @@ func (r *Report) PrintTable(w io.Writer) {
 	for _, s := range r.Sizes {
 		if len(s.KCL.Requests) > 0 {
 			writes, reads := s.KCL.PerRunner()
-			fmt.Fprintf(w, "\napiserver requests per runner during first sync at N=%d: KCLRun %.1f writes, %.1f reads", s.N, writes, reads)
+			fmt.Fprintf(w, "\napiserver requests per runner during first sync at N=%d: KCLRun %.1f writes, %.1f reads and dry runs", s.N, writes, reads)
 			if s.Kustomize != nil && len(s.Kustomize.Requests) > 0 {
 				writes, reads = s.Kustomize.PerRunner()
-				fmt.Fprintf(w, "; Kustomization %.1f writes, %.1f reads", writes, reads)
+				fmt.Fprintf(w, "; Kustomization %.1f writes, %.1f reads and dry runs", writes, reads)
 			}
 			fmt.Fprintln(w)
 			printCPU(w, "CPU seconds during the KCLRun first sync:", s.KCL.CPUSeconds)
@@ -401,8 +407,8 @@ func (r *Report) PrintTable(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 		if st := s.Steady; st != nil {
-			fmt.Fprintf(w, "steady state at N=%d over %.0fs, per minute: %.1f compiles, %.1f applied reconciles, %.1f object writes;",
-				s.N, st.WindowSeconds, st.CompilesPerMinute, st.AppliedPerMinute, st.ObjectWritesPerMinute)
+			fmt.Fprintf(w, "steady state at N=%d over %.0fs, per minute: %.1f compiles, %.1f applied reconciles, %.1f object writes (%.1f dry runs);",
+				s.N, st.WindowSeconds, st.CompilesPerMinute, st.AppliedPerMinute, st.ObjectWritesPerMinute, st.DryRunsPerMinute)
 			for _, v := range sortedKeys(st.WritesPerMinuteByVerb) {
 				fmt.Fprintf(w, " %s %.1f", v, st.WritesPerMinuteByVerb[v])
 			}

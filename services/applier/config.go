@@ -36,7 +36,8 @@ type Config struct {
 	// RequeueDependency is the retry delay while a dependency is not ready.
 	RequeueDependency time.Duration
 	// FullCheckOnInterval makes IntervalElapsed requests compile and apply even
-	// when nothing changed, as a safety net behind drift detection.
+	// when nothing changed, as a safety net behind drift detection. Without
+	// drift detection the interval is always a full check.
 	FullCheckOnInterval bool
 	// DriftDetection watches applied objects and corrects edits at once.
 	DriftDetection bool
@@ -62,7 +63,7 @@ func DefaultConfig() Config {
 		HealthAddr:          ":9440",
 		LeaseTTL:            30 * time.Second,
 		RequeueDependency:   30 * time.Second,
-		FullCheckOnInterval: true,
+		FullCheckOnInterval: false,
 		DriftDetection:      true,
 		JetStreamReplicas:   1,
 		MaxBackoff:          5 * time.Minute,
@@ -82,7 +83,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.HealthAddr, "health-addr", d.HealthAddr, "The address the health endpoint binds to.")
 	fs.DurationVar(&c.LeaseTTL, "lease-ttl", d.LeaseTTL, "How long a per-KCLRun write lease outlives a replica that stopped renewing it.")
 	fs.DurationVar(&c.RequeueDependency, "requeue-dependency", d.RequeueDependency, "The interval at which failing dependencies are reevaluated.")
-	fs.BoolVar(&c.FullCheckOnInterval, "full-check-on-interval", d.FullCheckOnInterval, "Compile and apply at every interval even when nothing changed, as a safety net behind drift detection.")
+	fs.BoolVar(&c.FullCheckOnInterval, "full-check-on-interval", d.FullCheckOnInterval, "Compile and apply at every interval even when nothing changed, as a safety net behind drift detection (always so with --drift-detection=false).")
 	fs.BoolVar(&c.DriftDetection, "drift-detection", d.DriftDetection, "Watch applied objects and undo changes to them without waiting for the interval.")
 	fs.IntVar(&c.JetStreamReplicas, "jetstream-replicas", d.JetStreamReplicas, "Replicas of the applier's JetStream key-value buckets.")
 	fs.DurationVar(&c.MaxBackoff, "max-retry-backoff", d.MaxBackoff, "The longest delay between retries of a transient failure.")

@@ -86,7 +86,9 @@ var badKinds = []badKind{
 		artifact: func(d *driver, t tenant.Tenant, path string) (*meta.Artifact, error) {
 			return d.artifacts.PublishFiles(path, map[string]string{tenant.ProgramFile: t.Program("r1", firstTag)}, "")
 		},
-		policy: func(tenant.Tenant) imagev1.ImageRef { return imagev1.ImageRef{Name: "docker.io/evil/web", Tag: "6.6.6"} },
+		policy: func(tenant.Tenant) imagev1.ImageRef {
+			return imagev1.ImageRef{Name: "docker.io/evil/web", Tag: "6.6.6"}
+		},
 	},
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
 	"github.com/fluxcd/pkg/apis/meta"
@@ -54,7 +55,10 @@ func artifactOf(a *meta.Artifact) workerclient.Artifact {
 
 // resolution is what the resolver decided for the program's image markers.
 type resolution struct {
-	policies      []string
+	policies []string
+	// used are the policies' values this resolution used, in the order of
+	// policies: the fingerprint of the next reconcile reads them in that order.
+	used          []workerclient.ImagePolicy
 	substitutions []workerclient.Substitution
 	images        []v1alpha1.ResolvedImage
 	held          []string
@@ -99,13 +103,27 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 	if s.resolver == nil {
 		return &resolution{}, nil
 	}
+	var mu sync.Mutex
+	seen := map[string]workerclient.ImagePolicy{}
+	for _, p := range known {
+		seen[p.Namespace+"/"+p.Name] = p
+	}
+	lookup := func(ctx context.Context, namespace, name string) (workerclient.ImagePolicy, error) {
+		p, err := s.lookupPolicy(ctx, namespace, name)
+		if err == nil {
+			mu.Lock()
+			seen[namespace+"/"+name] = p
+			mu.Unlock()
+		}
+		return p, err
+	}
 	resp, err := s.resolver.ResolveWithLookup(ctx, workerclient.ResolveInput{
 		Artifact:             artifactOf(a),
 		Path:                 obj.Spec.Path,
 		Namespace:            obj.Namespace,
 		Policies:             known,
 		NoCrossNamespaceRefs: s.cfg.NoCrossNamespaceRefs,
-	}, s.lookupPolicy)
+	}, lookup)
 	if err != nil {
 		var re *workerclient.ResolveError
 		if errors.As(err, &re) {
@@ -117,6 +135,19 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		return nil, rpcError("resolver", err)
 	}
 	r := &resolution{policies: resp.Policies, substitutions: resp.Substitutions()}
+	for _, ref := range resp.Policies {
+		ns, name, ok := strings.Cut(ref, "/")
+		if !ok {
+			ns, name = obj.Namespace, ref
+		}
+		p, ok := seen[ns+"/"+name]
+		if !ok {
+			if p, err = s.lookupPolicy(ctx, ns, name); err != nil {
+				return nil, err
+			}
+		}
+		r.used = append(r.used, p)
+	}
 	for _, res := range resp.Resolutions {
 		r.images = append(r.images, v1alpha1.ResolvedImage{
 			Policy: res.Marker.Policy, Location: res.Marker.Location(), From: res.Marker.Value, To: res.Value,

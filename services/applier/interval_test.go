@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -53,4 +55,33 @@ func TestSuspendSkipsReconciles(t *testing.T) {
 	g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "settings"}, cm)).To(Succeed())
 	g.Expect(cm.Data).To(HaveKeyWithValue("value", "first-"+ns))
 	_ = v1alpha1.KCLRunKind
+}
+
+// The fingerprint a first sync stores covers the image policies it resolved,
+// so the very next interval of a program with a marker is a no-op too.
+func TestIntervalAfterFirstSyncWithPolicyIsANoOp(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	policy := &imagev1.ImagePolicy{
+		ObjectMeta: objectMeta(ns, "web"),
+		Spec: imagev1.ImagePolicySpec{
+			ImageRepositoryRef: meta.NamespacedObjectReference{Name: "web"},
+			Policy:             imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: ">=1.0.0"}},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, policy)).To(Succeed())
+	policy.Status.LatestRef = &imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: "2.0.0"}
+	g.Expect(env.Client.Status().Update(ctx, policy)).To(Succeed())
+
+	artifact := publishProgram(t, ns, "app", markedWebApp(ns))
+	createKCLRun(t, ns, "web", "app")
+	readyAt(t, ns, "web", artifact.Revision)
+	key := ns + "/web"
+	waitQuiet(t, key)
+
+	n := tracker.count(key)
+	request(t, ns, "web", reconcilerequest.ReasonIntervalElapsed)
+	g.Eventually(func() int { return tracker.count(key) }, "1m").Should(BeNumerically(">", n))
+	g.Expect(tracker.last(key).Result).To(Equal(applier.ResultNoOp))
 }

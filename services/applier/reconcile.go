@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -156,6 +157,12 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	resolved, err := s.resolve(ctx, obj, artifact, known)
 	if err != nil {
 		return s.programFailure(obj, err, delivered, revision)
+	}
+	if !slices.Equal(obj.Status.ImagePolicies, resolved.policies) {
+		// The program names other policies than the status did (always on a
+		// first sync): the applied inputs are the ones just resolved, and the
+		// next reconcile reads those.
+		fp = fingerprint(obj, artifact, argsDigest, resolved.used)
 	}
 	obj.Status.ImagePolicies = resolved.policies
 	if len(resolved.held) > 0 {

@@ -69,9 +69,12 @@ type Size struct {
 type BadInput struct {
 	// Tenants is the number of broken tenants beside the N healthy ones.
 	Tenants int `json:"tenants"`
-	// Healthy is the healthy KCLRuns' first sync in seconds; HealthyReady how many got Ready.
-	Healthy      float64 `json:"healthySeconds"`
-	HealthyReady int     `json:"healthyReady"`
+	// Healthy is the healthy KCLRuns' first sync in seconds, the median of
+	// HealthyRounds (one per first-sync round, taken in turns with the clean
+	// ones); HealthyReady how many got Ready in the worst round.
+	Healthy       float64   `json:"healthySeconds"`
+	HealthyRounds []float64 `json:"healthyRounds,omitempty"`
+	HealthyReady  int       `json:"healthyReady"`
 	// Policy is the ImagePolicy → Deployment latency of healthy tenants.
 	Policy Latency `json:"policyLatency"`
 	// Kinds tells, per kind of broken input, how many KCLRuns reported it as they should.
@@ -127,6 +130,9 @@ func (s *Size) Summarize() {
 	}
 	if peak := s.ControllerPeak(); peak > 0 && s.KustomizeMemory != nil {
 		s.MemoryRatio = float64(s.KustomizeMemory.PeakBytes) / float64(peak)
+	}
+	if b := s.BadInput; b != nil && len(b.HealthyRounds) > 0 {
+		b.Healthy = median(b.HealthyRounds)
 	}
 }
 
@@ -446,6 +452,15 @@ func (r *Report) PrintTable(w io.Writer) {
 		fmt.Fprintf(w, "\nbad input at N=%d with %d broken tenants: healthy first sync %.1fs (%d/%d Ready; clean %.1fs, %+.0f%%), policy p50/p99 %.0f/%.0f ms (clean %.0f/%.0f ms)\n",
 			s.N, b.Tenants, b.Healthy, b.HealthyReady, s.N, clean, 100*(b.Healthy/clean-1),
 			b.Policy.P50*1000, b.Policy.P99*1000, s.Policy.P50*1000, s.Policy.P99*1000)
+		if len(b.HealthyRounds) > 1 {
+			fmt.Fprint(w, "  rounds in turns (clean / with broken tenants, seconds):")
+			for i, h := range b.HealthyRounds {
+				if i < len(s.Rounds) {
+					fmt.Fprintf(w, " #%d %.1f / %.1f;", i+1, s.Rounds[i].KCLSeconds, h)
+				}
+			}
+			fmt.Fprintln(w)
+		}
 		for _, k := range b.Kinds {
 			fmt.Fprintf(w, "  %s: %d/%d Ready=False %s (last: %s: %s)\n", k.Name, k.Reported, k.Count, k.WantReason, k.Reason, k.Message)
 		}

@@ -129,15 +129,11 @@ func (d *driver) runBadInput(ctx context.Context, size *report.Size) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	d.logf("N=%d: bad input: %d broken tenants among the healthy ones", n, bad)
-	cl, err := d.startCluster(ctx)
+	cl, stop, err := d.startClusterAndArtifacts(ctx)
 	if err != nil {
 		return err
 	}
-	defer cl.stop()
-	if d.artifacts, err = artifactserver.Start(); err != nil {
-		return err
-	}
-	defer d.artifacts.Close()
+	defer stop()
 
 	// Numbered apart from the first sync's tenants, so that an existing
 	// cluster (--kubeconfig, the smoke test) takes them too.

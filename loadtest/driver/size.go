@@ -50,15 +50,11 @@ func (d *driver) runRound(ctx context.Context, size *report.Size, round int) err
 		d.logf("N=%d: round %d of %d", n, round, d.opts.FirstSyncRounds)
 	}
 	d.logf("N=%d: preparing the apiserver", n)
-	cl, err := d.startCluster(ctx)
+	cl, stop, err := d.startClusterAndArtifacts(ctx)
 	if err != nil {
 		return err
 	}
-	defer cl.stop()
-	if d.artifacts, err = artifactserver.Start(); err != nil {
-		return err
-	}
-	defer d.artifacts.Close()
+	defer stop()
 
 	kcl, err := d.runKCL(ctx, cl, size, full)
 	if err != nil {
@@ -74,6 +70,21 @@ func (d *driver) runRound(ctx context.Context, size *report.Size, round int) err
 	}
 	size.Rounds = append(size.Rounds, report.NewRound(kcl, kust))
 	return nil
+}
+
+// startClusterAndArtifacts starts what a round runs on: a cluster (fresh
+// unless --kubeconfig) and an artifact server in d.artifacts; stop ends both.
+func (d *driver) startClusterAndArtifacts(ctx context.Context) (*cluster, func(), error) {
+	cl, err := d.startCluster(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.artifacts, err = artifactserver.Start(); err != nil {
+		cl.stop()
+		return nil, nil, err
+	}
+	artifacts := d.artifacts
+	return cl, func() { artifacts.Close(); cl.stop() }, nil
 }
 
 // runKCL runs the KCL side's first sync and, when full, the other scenarios

@@ -121,26 +121,24 @@ func (s *Size) Summarize() {
 			kust, kustCPU = append(kust, r.KustomizeSeconds), append(kustCPU, r.KustomizeCPUSeconds)
 		}
 	}
-	s.KCLMedianSeconds, s.KustomizeMedianSeconds = median(kcl), median(kust)
+	s.KCLMedianSeconds, s.KustomizeMedianSeconds = Median(kcl), Median(kust)
 	if s.KCLMedianSeconds > 0 && s.KustomizeMedianSeconds > 0 {
 		s.FirstSyncRatio = s.KustomizeMedianSeconds / s.KCLMedianSeconds
 	}
-	if c := median(kclCPU); c > 0 && len(kustCPU) > 0 {
-		s.CPURatio = median(kustCPU) / c
+	if c := Median(kclCPU); c > 0 && len(kustCPU) > 0 {
+		s.CPURatio = Median(kustCPU) / c
 	}
 	if peak := s.ControllerPeak(); peak > 0 && s.KustomizeMemory != nil {
 		s.MemoryRatio = float64(s.KustomizeMemory.PeakBytes) / float64(peak)
 	}
 	if b := s.BadInput; b != nil && len(b.HealthyRounds) > 0 {
-		b.Healthy = median(b.HealthyRounds)
+		b.Healthy = Median(b.HealthyRounds)
 	}
 }
 
 // Median is the middle value of v (the mean of the two middle ones for an
 // even count); 0 for none.
-func Median(v []float64) float64 { return median(v) }
-
-func median(v []float64) float64 {
+func Median(v []float64) float64 {
 	if len(v) == 0 {
 		return 0
 	}

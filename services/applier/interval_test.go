@@ -5,12 +5,12 @@ import (
 	"testing"
 
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
-	"github.com/fluxcd/pkg/apis/meta"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 )
@@ -63,16 +63,8 @@ func TestIntervalAfterFirstSyncWithPolicyIsANoOp(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	ns := newNamespace(t)
-	policy := &imagev1.ImagePolicy{
-		ObjectMeta: objectMeta(ns, "web"),
-		Spec: imagev1.ImagePolicySpec{
-			ImageRepositoryRef: meta.NamespacedObjectReference{Name: "web"},
-			Policy:             imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: ">=1.0.0"}},
-		},
-	}
-	g.Expect(env.Client.Create(ctx, policy)).To(Succeed())
-	policy.Status.LatestRef = &imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: "2.0.0"}
-	g.Expect(env.Client.Status().Update(ctx, policy)).To(Succeed())
+	_, err := imagepolicy.Create(ctx, env.Client, ns, "web", imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: "2.0.0"})
+	g.Expect(err).NotTo(HaveOccurred())
 
 	artifact := publishProgram(t, ns, "app", markedWebApp(ns))
 	createKCLRun(t, ns, "web", "app")

@@ -1,9 +1,11 @@
 // Package artifact fetches Flux source artifacts (tar.gz over HTTP) for the compiler and the
-// resolver, through fluxcd/pkg/http/fetch: the digest is verified, download and extracted
-// sizes are bounded, and the untar rejects paths that escape the target and skips symlinks.
+// resolver: the digest is verified, download and extracted sizes are bounded, and the untar
+// (fluxcd/pkg/tar) rejects paths that escape the target and skips symlinks.
 //
 // Extracted artifacts are cached on local disk by digest, bounded in total size with
-// least-recently-used eviction. Concurrent fetches of one digest share one download.
+// least-recently-used eviction. Concurrent fetches of one digest share one download. An
+// artifact refused for what it is (too large, unsafe paths) is remembered by digest and
+// refused again without a download.
 //
 //	f, err := artifact.New(artifact.Options{CacheDir: dir})
 //	dir, err := f.Fetch(ctx, artifact.Ref{URL: a.URL, Revision: a.Revision, Digest: a.Digest})
@@ -24,8 +26,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/fluxcd/pkg/http/fetch"
-	"github.com/fluxcd/pkg/tar"
 	"github.com/opencontainers/go-digest"
 )
 
@@ -79,13 +79,19 @@ type Options struct {
 
 // Fetcher downloads, verifies, extracts and caches artifacts. Safe for concurrent use.
 type Fetcher struct {
-	opts    Options
-	fetcher *fetch.ArchiveFetcher
+	opts       Options
+	downloader *downloader
 
 	mu       sync.Mutex
 	lru      *lru
 	inflight map[string]*download
+	// refused are the permanent failures by cache key: a digest names one content, so
+	// its size and its paths never change.
+	refused map[string]error
 }
+
+// maxRefused bounds the memory of refusals; beyond it they are forgotten all at once.
+const maxRefused = 4096
 
 // download is one in-progress fetch shared by all callers asking for the same digest.
 type download struct {
@@ -112,15 +118,11 @@ func New(opts Options) (*Fetcher, error) {
 		opts.DownloadTimeout = DefaultDownloadTimeout
 	}
 	f := &Fetcher{
-		opts: opts,
-		fetcher: fetch.New(
-			fetch.WithRetries(opts.Retries),
-			fetch.WithMaxDownloadSize(int(opts.MaxDownloadBytes)),
-			fetch.WithUntar(tar.WithMaxUntarSize(int(opts.MaxExtractedBytes))),
-			fetch.WithHostnameOverwrite(opts.HostnameOverwrite),
-		),
-		lru:      newLRU(),
-		inflight: map[string]*download{},
+		opts:       opts,
+		downloader: newDownloader(opts),
+		lru:        newLRU(),
+		inflight:   map[string]*download{},
+		refused:    map[string]error{},
 	}
 	if err := f.loadCache(); err != nil {
 		return nil, err
@@ -156,6 +158,10 @@ func (f *Fetcher) Open(ctx context.Context, ref Ref) (dir string, release func()
 			}
 			// Removed behind our back: forget it and download again.
 			f.lru.remove(e)
+		}
+		if err := f.refused[key]; err != nil {
+			f.mu.Unlock()
+			return "", nil, err
 		}
 		d, running := f.inflight[key]
 		if !running {
@@ -199,9 +205,15 @@ func (f *Fetcher) download(ctx context.Context, key string, ref Ref, d *download
 
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if err == nil {
+	switch {
+	case err == nil:
 		e := f.lru.add(key, dir, size)
 		f.evict(e)
+	case errors.Is(err, ErrTooLarge), errors.Is(err, ErrUnsafePath):
+		if len(f.refused) >= maxRefused {
+			clear(f.refused)
+		}
+		f.refused[key] = err
 	}
 	d.err = err
 	delete(f.inflight, key)
@@ -221,7 +233,7 @@ func (f *Fetcher) fetchInto(ctx context.Context, key string, ref Ref) (string, i
 	}
 	defer os.RemoveAll(tmp)
 
-	if err := f.fetcher.FetchWithContext(ctx, ref.URL, ref.Digest, tmp); err != nil {
+	if err := f.downloader.fetch(ctx, ref.URL, ref.Digest, tmp); err != nil {
 		return "", 0, classify(ref, err)
 	}
 	size, err := dirSize(tmp)
@@ -239,19 +251,16 @@ func (f *Fetcher) fetchInto(ctx context.Context, key string, ref Ref) (string, i
 	return final, size, nil
 }
 
-// classify maps fetch and untar failures, which fluxcd/pkg reports as plain text, to our
-// sentinel errors, keeping the original message.
+// classify maps download and untar failures to our sentinel errors, keeping the
+// original message. fluxcd/pkg/tar reports its refusals as plain text.
 func classify(ref Ref, err error) error {
 	msg := err.Error()
 	var kind error
 	switch {
-	case errors.Is(err, fetch.ErrFileNotFound):
-		kind = ErrNotFound
-	case strings.Contains(msg, "greater than the max download size"),
-		strings.Contains(msg, "bigger than max archive size"):
+	case errors.Is(err, ErrNotFound), errors.Is(err, ErrDigestMismatch), errors.Is(err, ErrInvalidRef):
+		return fmt.Errorf("fetching artifact %s: %w", describe(ref), err)
+	case errors.Is(err, errTooLargeDownload), strings.Contains(msg, "bigger than max archive size"):
 		kind = ErrTooLarge
-	case strings.Contains(msg, "computed digest doesn't match"):
-		kind = ErrDigestMismatch
 	case strings.Contains(msg, "invalid name"):
 		kind = ErrUnsafePath
 	default:

@@ -280,8 +280,7 @@ func TestServerErrorsAreNotCached(t *testing.T) {
 
 	s.SetStatus(path, 503)
 	_, err := f.Fetch(context.Background(), refOf(a))
-	// retryablehttp reports 5xx as giving up, without the status.
-	g.Expect(err).To(MatchError(ContainSubstring("giving up")))
+	g.Expect(err).To(MatchError(ContainSubstring("503")))
 	g.Expect(err).To(MatchError(ContainSubstring(a.URL)))
 
 	s.SetStatus(path, 0)

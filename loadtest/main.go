@@ -25,6 +25,9 @@ import (
 )
 
 func main() {
+	if driver.IsCompileUnit() {
+		os.Exit(driver.RunCompileUnit())
+	}
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
@@ -48,6 +51,7 @@ func run() error {
 	fs.IntVar(&opts.ScaleOutCompiles, "scaleout-compiles", opts.ScaleOutCompiles, "Distinct programs compiled per worker count and round.")
 	fs.IntVar(&opts.ScaleOutRounds, "scaleout-rounds", opts.ScaleOutRounds, "Turns each worker count takes; the report gives the medians.")
 	fs.BoolVar(&opts.ScaleOutInProcess, "scaleout-in-process", opts.ScaleOutInProcess, "Serve the scale-out compiler workers inside the driver (for --cpu-profile).")
+	fs.BoolVar(&opts.ScaleOutIsolated, "scaleout-isolated", opts.ScaleOutIsolated, "Repeat the scale-out with isolated units: each worker in a process of its own with its own client and artifact server (the driver then shares no core with them).")
 	fs.IntVar(&opts.WorkerGOMAXPROCS, "worker-gomaxprocs", opts.WorkerGOMAXPROCS, "GOMAXPROCS of each scale-out compiler process (a one-CPU pod); 0 leaves Go's default.")
 	fs.StringSliceVar(&opts.Faults, "faults", opts.Faults, "Fault scenarios after the measurements: artifact-server-outage, nats-restart (split mode), apiserver-restart (a driver-started apiserver); none skips them.")
 	fs.DurationVar(&opts.FaultOutage, "fault-outage", opts.FaultOutage, "How long each fault lasts.")

@@ -65,6 +65,9 @@ type Options struct {
 	// ScaleOutInProcess serves the compiler workers inside the driver instead of bin/compiler
 	// (the smoke test: no binaries needed).
 	ScaleOutInProcess bool
+	// ScaleOutIsolated repeats the scale-out with isolated units: each worker in
+	// a process of its own, fed by its own client and artifact server.
+	ScaleOutIsolated bool
 	// WorkerGOMAXPROCS limits each compiler process to this many threads running Go code,
 	// as a one-CPU pod would; 0 leaves the default.
 	WorkerGOMAXPROCS int
@@ -116,6 +119,7 @@ func DefaultOptions() Options {
 		ScaleOutWorkers:  []int{1, 2, 4},
 		ScaleOutCompiles: 1000,
 		ScaleOutRounds:   5,
+		ScaleOutIsolated: true,
 		WorkerGOMAXPROCS: 1,
 		Faults:           []string{FaultArtifactServer, FaultNATS, FaultAPIServer},
 		FaultOutage:      10 * time.Second,
@@ -185,6 +189,14 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		if err != nil {
 			_ = r.Write(opts.OutDir)
 			return r, fmt.Errorf("scale-out: %w", err)
+		}
+		if opts.ScaleOutIsolated {
+			iso, err := d.scaleOutIsolated(ctx)
+			r.ScaleOutIsolated = iso
+			if err != nil {
+				_ = r.Write(opts.OutDir)
+				return r, fmt.Errorf("isolated scale-out: %w", err)
+			}
 		}
 	}
 	if r.Mode == ModeInProcess {

@@ -22,6 +22,9 @@ import (
 var env *kube.Env
 
 func TestMain(m *testing.M) {
+	if driver.IsCompileUnit() {
+		os.Exit(driver.RunCompileUnit())
+	}
 	ctrllog.SetLogger(logr.Discard())
 	flag.Parse()
 	if testing.Short() {
@@ -92,6 +95,9 @@ func TestSmoke(t *testing.T) {
 	}
 	if len(r.ScaleOut) != 2 {
 		t.Errorf("scale-out: %d rounds, want 2", len(r.ScaleOut))
+	}
+	if len(r.ScaleOutIsolated) != 2 {
+		t.Errorf("isolated scale-out: %d worker counts, want 2", len(r.ScaleOutIsolated))
 	}
 
 	var decoded report.Report

@@ -25,7 +25,11 @@ type Report struct {
 	CPUs     int        `json:"cpus"`
 	Sizes    []Size     `json:"sizes"`
 	ScaleOut []ScaleOut `json:"scaleOut,omitempty"`
-	Notes    []string   `json:"notes,omitempty"`
+	// ScaleOutIsolated is the same compiles with each worker in a process of
+	// its own with its own client and artifact server, limited to one CPU:
+	// what the workers do when the driver does not share their cores.
+	ScaleOutIsolated []ScaleOut `json:"scaleOutIsolated,omitempty"`
+	Notes            []string   `json:"notes,omitempty"`
 }
 
 // Size is everything measured with N tenants on each side.
@@ -436,6 +440,17 @@ func (r *Report) PrintTable(w io.Writer) {
 				fmt.Fprintf(w, "; the machine itself: %.2f× for %d busy threads", s.MachineSpeedup, min(s.Workers, r.CPUs))
 			}
 			fmt.Fprintln(w)
+		}
+	}
+	if len(r.ScaleOutIsolated) > 0 {
+		fmt.Fprintf(w, "\ncompile throughput, isolated units (each a process with one worker, its own client and artifact server, one CPU; median of %d rounds taken in turns):\n", r.ScaleOutIsolated[0].Rounds)
+		for _, s := range r.ScaleOutIsolated {
+			lo, hi := s.CompilesPerSec, s.CompilesPerSec
+			for _, v := range s.RoundRates {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+			fmt.Fprintf(w, "  %d unit(s): %.1f compiles/s (rounds %.0f–%.0f), %.2f× one unit; CPU per unit and round of %d: %.2fs\n",
+				s.Workers, s.CompilesPerSec, lo, hi, s.Speedup, s.Compiles, s.WorkerCPUSeconds)
 		}
 	}
 	for _, s := range r.Sizes {

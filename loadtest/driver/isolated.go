@@ -1,0 +1,222 @@
+package driver
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/procstat"
+	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
+)
+
+// The isolated scale-out asks what the compiler workers do when each has its
+// core to itself. In the shared scale-out one driver (gRPC client and artifact
+// server) feeds every worker: on a 2-core machine it takes a fifth of the cores
+// from the workers it measures, so it cannot show them scaling. Here each unit
+// is a process of its own, with one worker, its own client and its own
+// artifact server, limited to one CPU; n units run at once and their compiles
+// add up. Each unit carries its load's cost, so a unit is slower than a worker
+// fed from outside, and the same for every count.
+
+// compileUnitEnv marks a process started as an isolated scale-out unit; its
+// value is the number of timed compiles.
+const compileUnitEnv = "FKC_LOADTEST_COMPILE_UNIT"
+
+// IsCompileUnit reports whether this process was started as an isolated
+// scale-out unit: main (and TestMain) then call RunCompileUnit and exit.
+func IsCompileUnit() bool { return os.Getenv(compileUnitEnv) != "" }
+
+// unitResult is what a unit prints when its timed compiles are done.
+type unitResult struct {
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+}
+
+// RunCompileUnit warms its worker up, says "ready" on stdout, waits for a line
+// on stdin, compiles its programs and prints a unitResult. It returns the exit code.
+func RunCompileUnit() int {
+	if err := runCompileUnit(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "compile unit:", err)
+		return 1
+	}
+	return 0
+}
+
+func runCompileUnit(in io.Reader, out io.Writer) error {
+	n, err := strconv.Atoi(os.Getenv(compileUnitEnv))
+	if err != nil || n < 1 {
+		return fmt.Errorf("%s=%q is not a positive number", compileUnitEnv, os.Getenv(compileUnitEnv))
+	}
+	ctx := context.Background()
+	artifacts, err := artifactserver.Start()
+	if err != nil {
+		return err
+	}
+	defer artifacts.Close()
+	addr, stop, err := startInProcessCompiler()
+	if err != nil {
+		return err
+	}
+	defer stop()
+	cfg := workerclient.DefaultConfig()
+	cfg.CompilerAddr, cfg.ResolverAddr = addr, addr
+	client, err := workerclient.Dial(cfg)
+	if err != nil {
+		return fmt.Errorf("dialing the compiler: %w", err)
+	}
+	defer client.Close()
+
+	warm, err := publishPrograms(artifacts, 0, inFlightPerWorker*4)
+	if err != nil {
+		return err
+	}
+	if _, err := compileAll(ctx, client, warm, inFlightPerWorker); err != nil {
+		return err
+	}
+	inputs, err := publishPrograms(artifacts, len(warm), n)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "ready")
+	if _, err := bufio.NewReader(in).ReadString('\n'); err != nil {
+		return fmt.Errorf("waiting for the start: %w", err)
+	}
+	cpu, err := procstat.CPU(os.Getpid())
+	if err != nil {
+		return err
+	}
+	elapsed, err := compileAll(ctx, client, inputs, inFlightPerWorker)
+	if err != nil {
+		return err
+	}
+	after, err := procstat.CPU(os.Getpid())
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(out).Encode(unitResult{Seconds: elapsed.Seconds(), CPUSeconds: (after - cpu).Seconds()})
+}
+
+// scaleOutIsolated runs 1, 2, 4... units at once, the counts taking turns
+// round after round, and reports each count's median throughput: all units'
+// compiles over the slowest unit's time.
+func (d *driver) scaleOutIsolated(ctx context.Context) ([]report.ScaleOut, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the driver's binary: %w", err)
+	}
+	counts := d.opts.ScaleOutWorkers
+	rates := make([][]float64, len(counts))
+	cpus := make([][]float64, len(counts))
+	for round := 1; round <= d.opts.ScaleOutRounds; round++ {
+		for i, units := range counts {
+			seconds, cpu, err := d.runUnits(ctx, self, units)
+			if err != nil {
+				return nil, fmt.Errorf("%d isolated unit(s): %w", units, err)
+			}
+			rate := float64(units*d.opts.ScaleOutCompiles) / seconds
+			rates[i], cpus[i] = append(rates[i], rate), append(cpus[i], cpu)
+			d.logf("isolated scale-out round %d: %d unit(s): %.1f compiles/s, CPU %.2fs", round, units, rate, cpu)
+		}
+	}
+	var out []report.ScaleOut
+	for i, units := range counts {
+		rate := report.Median(rates[i])
+		so := report.ScaleOut{Workers: units, Compiles: d.opts.ScaleOutCompiles, Rounds: len(rates[i]),
+			CompilesPerSec: rate, Seconds: float64(d.opts.ScaleOutCompiles) / rate, RoundRates: rates[i],
+			WorkerCPUSeconds: report.Median(cpus[i]), Speedup: 1}
+		if len(out) > 0 {
+			so.Speedup = so.CompilesPerSec / out[0].CompilesPerSec
+		}
+		out = append(out, so)
+	}
+	return out, nil
+}
+
+// runUnits starts n units, starts their timed compiles together once all are
+// warm, and returns the slowest unit's seconds and the units' CPU seconds per
+// unit (the mean).
+func (d *driver) runUnits(ctx context.Context, self string, n int) (seconds, cpu float64, err error) {
+	type unit struct {
+		cmd    *exec.Cmd
+		stdin  io.WriteCloser
+		stdout *bufio.Reader
+		stderr *strings.Builder
+	}
+	units := make([]*unit, 0, n)
+	defer func() {
+		for _, u := range units {
+			_ = u.stdin.Close()
+			if u.cmd.Process != nil {
+				_ = u.cmd.Process.Kill()
+			}
+			_ = u.cmd.Wait()
+		}
+	}()
+	env := append(os.Environ(), compileUnitEnv+"="+strconv.Itoa(d.opts.ScaleOutCompiles))
+	if d.opts.WorkerGOMAXPROCS > 0 {
+		env = append(env, "GOMAXPROCS="+strconv.Itoa(d.opts.WorkerGOMAXPROCS))
+	}
+	for range n {
+		u := &unit{cmd: exec.CommandContext(ctx, self), stderr: &strings.Builder{}}
+		u.cmd.Env, u.cmd.Stderr = env, u.stderr
+		if u.stdin, err = u.cmd.StdinPipe(); err != nil {
+			return 0, 0, err
+		}
+		stdout, err := u.cmd.StdoutPipe()
+		if err != nil {
+			return 0, 0, err
+		}
+		u.stdout = bufio.NewReader(stdout)
+		if err := u.cmd.Start(); err != nil {
+			return 0, 0, fmt.Errorf("starting a unit: %w", err)
+		}
+		units = append(units, u)
+	}
+	for _, u := range units {
+		if line, err := u.stdout.ReadString('\n'); err != nil || strings.TrimSpace(line) != "ready" {
+			return 0, 0, fmt.Errorf("a unit did not get ready (%q, %v): %s", line, err, u.stderr.String())
+		}
+	}
+	for _, u := range units {
+		if _, err := io.WriteString(u.stdin, "go\n"); err != nil {
+			return 0, 0, fmt.Errorf("starting a unit's compiles: %w", err)
+		}
+	}
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	for _, u := range units {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var res unitResult
+			err := json.NewDecoder(u.stdout).Decode(&res)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("reading a unit's result: %w: %s", err, u.stderr.String()))
+				return
+			}
+			seconds = max(seconds, res.Seconds)
+			cpu += res.CPUSeconds / float64(n)
+		}()
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		return 0, 0, errors.Join(errs...)
+	}
+	if seconds <= 0 {
+		return 0, 0, errors.New("units reported no time")
+	}
+	return seconds, cpu, nil
+}

@@ -77,6 +77,7 @@ func (r *Resolved) Substitutions() []Substitution {
 // ResolveError is a failure to scan the program (its artifact or a file).
 type ResolveError struct {
 	Stage   string // "Artifact" or "Scan"
+	Kind    string // for "Artifact", the compiler's word for the same failure
 	Message string
 	File    string
 	Line    int
@@ -113,7 +114,7 @@ func (c *Client) Resolve(ctx context.Context, in ResolveInput) (*Resolved, error
 		if e.GetStage() == resolverv1.Error_STAGE_ARTIFACT {
 			stage = "Artifact"
 		}
-		return nil, &ResolveError{Stage: stage, Message: e.GetMessage(), File: e.GetFile(), Line: int(e.GetLine()), Col: int(e.GetCol())}
+		return nil, &ResolveError{Stage: stage, Kind: e.GetKind(), Message: e.GetMessage(), File: e.GetFile(), Line: int(e.GetLine()), Col: int(e.GetCol())}
 	}
 	out := &Resolved{Policies: resp.GetPolicies(), Missing: resp.GetMissing()}
 	for _, r := range resp.GetResolved() {

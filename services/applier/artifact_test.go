@@ -93,7 +93,48 @@ func TestArtifactOversizeIsRefused(t *testing.T) {
 	}
 	setArtifact(t, ns, "big", artifact)
 	createKCLRun(t, ns, "big", "big", func(k *v1alpha1.KCLRun) { k.Spec.Path = "" })
-	expectArtifactFailure(t, ns, "big", fmt.Sprintf(`(?i)(size|large|exceed|limit)`))
+	expectArtifactRefused(t, ns, "big", `(?i)artifact too large`)
+
+	// A new revision is tried at once.
+	fixed := publishProgram(t, ns, "big", configMap("big", "2"))
+	request(t, ns, "big", reconcilerequest.ReasonSourceChanged)
+	readyAt(t, ns, "big", fixed.Revision)
+}
+
+func TestArtifactWithUnsafePathsIsRefused(t *testing.T) {
+	ns := newNamespace(t)
+	path := artifactserver.ArtifactPath("GitRepository", ns, "evil", "evil.tar.gz")
+	data, err := artifactserver.TarGz(map[string]string{"main.k": configMap("evil", "1"), "../../escape.k": "x = 1\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	artifact, err := artifacts.PublishBytes(path, data, "main@sha1:evil")
+	if err != nil {
+		t.Fatal(err)
+	}
+	setArtifact(t, ns, "evil", artifact)
+	createKCLRun(t, ns, "evil", "evil", func(k *v1alpha1.KCLRun) { k.Spec.Path = "" })
+	expectArtifactRefused(t, ns, "evil", `outside its root`)
+}
+
+// expectArtifactRefused waits for Ready=False/ArtifactFailed with a message
+// matching pattern, and then sees no further attempt for a while: an artifact
+// refused for its content waits for a new revision or the retry interval
+// (backoff would have tried again after 1 s and 2 s).
+func expectArtifactRefused(t *testing.T, ns, name, pattern string) {
+	t.Helper()
+	g := NewWithT(t)
+	key := ns + "/" + name
+	g.Eventually(func(g Gomega) {
+		ready := readyCondition(getKCLRun(g, ns, name))
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(ready.Reason).To(Equal(meta.ArtifactFailedReason))
+		g.Expect(ready.Message).To(MatchRegexp(pattern))
+		g.Expect(tracker.count(key)).To(BeNumerically(">=", 1))
+	}, "1m").Should(Succeed())
+	attempts := tracker.count(key)
+	g.Consistently(func() int { return tracker.count(key) }, "4s", "200ms").Should(Equal(attempts))
 }
 
 // A source whose artifact server refuses connections fails its reconcile at

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/artifact"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 )
 
@@ -39,8 +40,14 @@ type programError struct {
 func (e *programError) Error() string { return e.msg }
 
 // artifactError is an artifact that could not be fetched or verified: retried
-// with backoff, since source-controller may be replacing it.
-type artifactError struct{ msg string }
+// with backoff, since source-controller may be replacing it, unless the
+// artifact is refused for its content (too large, unsafe paths, no such
+// path), which only a new revision changes: that waits for the retry
+// interval, as any failure does in Flux.
+type artifactError struct {
+	msg       string
+	permanent bool
+}
 
 func (e *artifactError) Error() string { return e.msg }
 
@@ -128,7 +135,7 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		var re *workerclient.ResolveError
 		if errors.As(err, &re) {
 			if re.Stage == workerclient.StageArtifact {
-				return nil, &artifactError{msg: "artifact: " + re.Message}
+				return nil, &artifactError{msg: "artifact: " + re.Message, permanent: artifact.Permanent(re.Kind)}
 			}
 			return nil, &programError{reason: v1alpha1.CompileFailedReason, msg: located(re.File, re.Line, re.Col, "", re.Message)}
 		}
@@ -179,7 +186,7 @@ func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		var ce *workerclient.CompileError
 		if errors.As(err, &ce) {
 			if ce.Stage == workerclient.StageArtifact {
-				return nil, &artifactError{msg: "artifact: " + ce.Message}
+				return nil, &artifactError{msg: "artifact: " + ce.Message, permanent: artifact.Permanent(ce.Kind)}
 			}
 			return nil, &programError{reason: v1alpha1.CompileFailedReason, msg: located(ce.File, ce.Line, ce.Col, ce.Kind, ce.Message)}
 		}
@@ -234,6 +241,9 @@ func (s *Service) programFailure(obj *v1alpha1.KCLRun, err error, delivered uint
 	switch {
 	case errors.As(err, &prog):
 		markNotReady(obj, prog.reason, prog.msg)
+		out = Outcome{Result: ResultFailed, Err: err}
+	case errors.As(err, &art) && art.permanent:
+		markNotReady(obj, v1alpha1.ArtifactFailedReason, art.msg)
 		out = Outcome{Result: ResultFailed, Err: err}
 	case errors.As(err, &art):
 		out = s.transient(err, delivered, obj)

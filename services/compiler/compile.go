@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/artifact"
 	"github.com/kcl-lang/flux-kcl-controller/kcl"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/output"
 	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
@@ -21,12 +22,12 @@ import (
 
 // Error kinds of the stages other than STAGE_COMPILE (which carries the engine's kind).
 const (
-	KindFetchFailed          = "ArtifactFetchFailed"
-	KindDigestMismatch       = "ArtifactDigestMismatch"
-	KindArtifactNotFound     = "ArtifactNotFound"
-	KindArtifactTooLarge     = "ArtifactTooLarge"
-	KindArtifactUnsafe       = "ArtifactUnsafe"
-	KindPathNotFound         = "PathNotFound"
+	KindFetchFailed          = artifact.KindFetchFailed
+	KindDigestMismatch       = artifact.KindDigestMismatch
+	KindArtifactNotFound     = artifact.KindNotFound
+	KindArtifactTooLarge     = artifact.KindTooLarge
+	KindArtifactUnsafe       = artifact.KindUnsafe
+	KindPathNotFound         = artifact.KindPathNotFound
 	KindSubstitutionMismatch = "SubstitutionMismatch"
 	KindInvalidOutput        = "InvalidOutput"
 	KindOutputTooLarge       = "OutputTooLarge"
@@ -144,7 +145,7 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, false, status.FromContextError(ctxErr).Err()
 		}
-		return failure(compilerv1.Error_STAGE_ARTIFACT, artifactErrorKind(err), err.Error()), false, nil
+		return failure(compilerv1.Error_STAGE_ARTIFACT, artifact.KindOf(err), err.Error()), false, nil
 	}
 	defer release() // the artifact stays on disk until the engine is done with it
 	programDir := filepath.Join(root, filepath.FromSlash(programPath))

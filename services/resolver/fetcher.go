@@ -36,10 +36,9 @@ func newArtifactFetcher(cfg Config) (ArtifactFetcher, error) {
 		CacheDir:         dir,
 		MaxDownloadBytes: cfg.ArtifactMaxBytes,
 		MaxCacheBytes:    cfg.ArtifactCacheBytes,
-		// No retries inside a fetch: its HTTP client waits 5 s, then 10 s,
-		// between them, and the applier's slot waits with it. A refused or
-		// failing download fails the reconcile at once; the applier retries
-		// it with backoff while its slot serves other tenants.
+		// No retries inside a fetch: the applier's slot would wait with
+		// them. A refused or failing download fails the reconcile at once;
+		// the applier retries it while its slot serves other tenants.
 		Retries: 0,
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	fetch "github.com/kcl-lang/flux-kcl-controller/internal/artifact"
 	"github.com/kcl-lang/flux-kcl-controller/internal/imagepolicy"
 	programv1 "github.com/kcl-lang/flux-kcl-controller/proto/program/v1"
 	resolverv1 "github.com/kcl-lang/flux-kcl-controller/proto/resolver/v1"
@@ -86,11 +87,11 @@ func (s *Service) scan(ctx context.Context, artifact *programv1.ArtifactRef, pro
 		if ctx.Err() != nil {
 			return nil, nil, status.FromContextError(ctx.Err()).Err()
 		}
-		return nil, &resolverv1.Error{Stage: resolverv1.Error_STAGE_ARTIFACT, Message: err.Error()}, nil
+		return nil, &resolverv1.Error{Stage: resolverv1.Error_STAGE_ARTIFACT, Kind: fetch.KindOf(err), Message: err.Error()}, nil
 	}
 	defer release()
 	if info, err := os.Stat(filepath.Join(root, filepath.FromSlash(programPath))); err != nil || !info.IsDir() {
-		return nil, &resolverv1.Error{Stage: resolverv1.Error_STAGE_ARTIFACT,
+		return nil, &resolverv1.Error{Stage: resolverv1.Error_STAGE_ARTIFACT, Kind: fetch.KindPathNotFound,
 			Message: fmt.Sprintf("path %q is not a directory in the artifact of revision %s", programPath, artifact.GetRevision())}, nil
 	}
 	fsys := os.DirFS(root)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 )
 
@@ -124,7 +125,32 @@ func TestResolveArtifactFailure(t *testing.T) {
 	a := w.publish(t, "tampered", map[string]string{"main.k": "_a = 1\n"})
 	a.Digest = "sha256:" + strings.Repeat("0", 64)
 	_, err := w.client.Resolve(context.Background(), workerclient.ResolveInput{Artifact: a, Namespace: "apps"})
-	if re, ok := err.(*workerclient.ResolveError); !ok || re.Stage != workerclient.StageArtifact {
-		t.Fatalf("got %v (%T), want an Artifact error", err, err)
+	if re, ok := err.(*workerclient.ResolveError); !ok || re.Stage != workerclient.StageArtifact || re.Kind != "ArtifactDigestMismatch" {
+		t.Fatalf("got %v (%T), want an Artifact error of kind ArtifactDigestMismatch", err, err)
+	}
+}
+
+// The kinds of the refusals that only a new revision changes, which the
+// applier does not retry with backoff.
+func TestResolveArtifactRefusalKinds(t *testing.T) {
+	w := startWorker(t)
+	a := w.publish(t, "elsewhere", map[string]string{"main.k": "_a = 1\n"})
+	_, err := w.client.Resolve(context.Background(), workerclient.ResolveInput{Artifact: a, Path: "missing", Namespace: "apps"})
+	if re, ok := err.(*workerclient.ResolveError); !ok || re.Kind != "PathNotFound" {
+		t.Fatalf("got %v (%T), want an Artifact error of kind PathNotFound", err, err)
+	}
+
+	data, err := artifactserver.TarGz(map[string]string{"main.k": "_a = 1\n", "../escape.k": "_b = 1\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil, err := w.artifacts.PublishBytes(artifactserver.ArtifactPath("GitRepository", "apps", "evil", ""), data, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.client.Resolve(context.Background(), workerclient.ResolveInput{
+		Artifact: workerclient.Artifact{URL: evil.URL, Revision: evil.Revision, Digest: evil.Digest}, Namespace: "apps"})
+	if re, ok := err.(*workerclient.ResolveError); !ok || re.Kind != "ArtifactUnsafe" {
+		t.Fatalf("got %v (%T), want an Artifact error of kind ArtifactUnsafe", err, err)
 	}
 }

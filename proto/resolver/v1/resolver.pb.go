@@ -604,12 +604,16 @@ func (x *ResolveResponse) GetError() *Error {
 }
 
 type Error struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Stage         Error_Stage            `protobuf:"varint,1,opt,name=stage,proto3,enum=fluxkcl.resolver.v1.Error_Stage" json:"stage,omitempty"`
-	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
-	File          string                 `protobuf:"bytes,3,opt,name=file,proto3" json:"file,omitempty"`
-	Line          int32                  `protobuf:"varint,4,opt,name=line,proto3" json:"line,omitempty"`
-	Col           int32                  `protobuf:"varint,5,opt,name=col,proto3" json:"col,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Stage   Error_Stage            `protobuf:"varint,1,opt,name=stage,proto3,enum=fluxkcl.resolver.v1.Error_Stage" json:"stage,omitempty"`
+	Message string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	File    string                 `protobuf:"bytes,3,opt,name=file,proto3" json:"file,omitempty"`
+	Line    int32                  `protobuf:"varint,4,opt,name=line,proto3" json:"line,omitempty"`
+	Col     int32                  `protobuf:"varint,5,opt,name=col,proto3" json:"col,omitempty"`
+	// Kind is a short stable word for STAGE_ARTIFACT, the compiler's for the same
+	// failure ("ArtifactTooLarge", "ArtifactUnsafe", "PathNotFound"...): the client
+	// tells an artifact refused for what it is from one that may come later.
+	Kind          string `protobuf:"bytes,6,opt,name=kind,proto3" json:"kind,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -677,6 +681,13 @@ func (x *Error) GetCol() int32 {
 		return x.Col
 	}
 	return 0
+}
+
+func (x *Error) GetKind() string {
+	if x != nil {
+		return x.Kind
+	}
+	return ""
 }
 
 type Resolution struct {
@@ -843,13 +854,14 @@ const file_resolver_v1_resolver_proto_rawDesc = "" +
 	"\bresolved\x18\x02 \x03(\v2\x1f.fluxkcl.resolver.v1.ResolutionR\bresolved\x12-\n" +
 	"\x04held\x18\x03 \x03(\v2\x19.fluxkcl.resolver.v1.HoldR\x04held\x12\x18\n" +
 	"\amissing\x18\x04 \x03(\tR\amissing\x120\n" +
-	"\x05error\x18\x05 \x01(\v2\x1a.fluxkcl.resolver.v1.ErrorR\x05error\"\xd7\x01\n" +
+	"\x05error\x18\x05 \x01(\v2\x1a.fluxkcl.resolver.v1.ErrorR\x05error\"\xeb\x01\n" +
 	"\x05Error\x126\n" +
 	"\x05stage\x18\x01 \x01(\x0e2 .fluxkcl.resolver.v1.Error.StageR\x05stage\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage\x12\x12\n" +
 	"\x04file\x18\x03 \x01(\tR\x04file\x12\x12\n" +
 	"\x04line\x18\x04 \x01(\x05R\x04line\x12\x10\n" +
-	"\x03col\x18\x05 \x01(\x05R\x03col\"B\n" +
+	"\x03col\x18\x05 \x01(\x05R\x03col\x12\x12\n" +
+	"\x04kind\x18\x06 \x01(\tR\x04kind\"B\n" +
 	"\x05Stage\x12\x15\n" +
 	"\x11STAGE_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSTAGE_ARTIFACT\x10\x01\x12\x0e\n" +

@@ -19,6 +19,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
@@ -122,6 +123,12 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.Logger.GetSink() == nil {
 		// Flux's event recorder calls the sink directly; give it a silent one.
 		deps.Logger = funcr.New(func(string, string) {}, funcr.Options{})
+	}
+	if deps.RESTConfig.WarningHandler == nil && deps.RESTConfig.WarningHandlerWithContext == nil {
+		// Each distinct apiserver warning once: every KCLRun write repeats
+		// that Flux's finalizer name has no path.
+		deps.RESTConfig = rest.CopyConfig(deps.RESTConfig)
+		deps.RESTConfig.WarningHandlerWithContext = ctrllog.NewKubeAPIWarningLogger(ctrllog.KubeAPIWarningLoggerOptions{Deduplicate: true})
 	}
 	scheme, err := NewScheme()
 	if err != nil {

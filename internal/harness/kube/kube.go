@@ -101,6 +101,10 @@ func Start(ctx context.Context) (*Env, error) {
 		ControlPlaneStartTimeout: startTimeout,
 		ControlPlaneStopTimeout:  time.Minute,
 	}
+	// Explicit paths: envtest prefers KUBEBUILDER_ASSETS (set by make test) to
+	// BinaryAssetsDirectory, which would bypass the guarded wrappers.
+	te.ControlPlane.GetAPIServer().Path = filepath.Join(bin, "kube-apiserver")
+	te.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(bin, "etcd")}
 	te.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.0.0.0/16")
 	// On SIGTERM, stop within seconds of draining in-flight requests instead of waiting up
 	// to a minute for open watches: StopAPIServer is then quick, as a rolling restart is.

@@ -71,7 +71,7 @@ func (p *parser) parseInterpolation(src string, off int) Expr {
 	if inner == "" {
 		p.errorAt(p.posAt(off), "invalid string interpolation expression: ''")
 	}
-	s := newScanner(p.file, []byte(inner))
+	s := newScanner(p.file, inner, nil)
 	toks := s.scanAll()
 	shift := func(pos Position) Position {
 		if pos.Line == 1 {

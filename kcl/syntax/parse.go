@@ -18,6 +18,7 @@ func ParseFile(filename string, src []byte) (*Module, error) {
 func ParseFileAll(filename string, src []byte) (*Module, ErrorList) {
 	p := newParser(filename, src)
 	m := p.parseModule()
+	p.releaseTokens()
 	p.errors = dedupErrors(p.errors)
 	clampErrorColumns(src, p.errors)
 	return m, p.errors
@@ -99,6 +100,7 @@ func ParseExpr(filename string, src []byte) (expr Expr, err error) {
 			p.errorAt(p.tok.Pos(p.file), "unexpected token '"+tokenString(p.tok)+"'")
 		}
 	}()
+	p.releaseTokens()
 	p.errors = dedupErrors(p.errors)
 	clampErrorColumns(src, p.errors)
 	if len(p.errors) > 0 {

@@ -121,11 +121,11 @@ func (p *parser) parseBinaryExpr(prec1 int) Expr {
 		usePeek := false
 		oprec := p.precedence(p.tok)
 		next := p.peek()
-		if p.isKw("not") && next.Keyword() == "in" {
+		if p.isKw("not") && next.isKeyword("in") {
 			oprec = precInOrNotIn
 			usePeek = true
 		}
-		if p.isKw("is") && next.Keyword() == "not" {
+		if p.isKw("is") && next.isKeyword("not") {
 			oprec = precIsOrIsNot
 			usePeek = true
 		}
@@ -472,9 +472,27 @@ func (p *parser) missingExpr() Expr {
 	return e
 }
 
+// identWithName holds an identifier with room for its first name, so that
+// parseIdentifier allocates once for the usual one-name identifier.
+type identWithName struct {
+	id    Identifier
+	names [1]*Name
+	name  Name
+}
+
 // parseIdentifier parses a dotted name `a.b.c`; names keep no `$` prefix.
 func (p *parser) parseIdentifier() *Identifier {
 	start := p.startPos()
+	if p.tok.Kind == IDENT && p.peek().Kind != DOT {
+		a := &identWithName{}
+		a.name.Value = p.tok.Value
+		a.name.SetSpan(p.tok.Pos(p.file), p.tok.EndPos(p.file))
+		a.names[0] = &a.name
+		a.id.Names = a.names[:]
+		p.bump()
+		a.id.SetSpan(start, p.endPos())
+		return &a.id
+	}
 	id := &Identifier{}
 	if p.tok.Kind != IDENT {
 		p.tokenError([]string{"identifier"}, p.tok)
@@ -713,6 +731,10 @@ func parseIntLiteral(lit string) (int64, bool) {
 		return 0, false
 	}
 	s = strings.ReplaceAll(s, "_", "")
+	if v, err := strconv.ParseUint(s, base, 64); err == nil {
+		// The common case, without a big.Int; the rest decides the errors.
+		return int64(v), true
+	}
 	v, ok := new(big.Int).SetString(s, base)
 	if !ok {
 		return 0, false

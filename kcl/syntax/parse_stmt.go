@@ -104,7 +104,8 @@ func (p *parser) parseExprOrAssignStmt(inSchema bool) Stmt {
 	// Where an invalid target is reported: the official parser uses the span
 	// from the expression's first token to the last token consumed, which is
 	// reversed (and so starts at the previous token's end) when nothing was.
-	targetPos := []Position{spanStart(start, p.endPos())}
+	var posBuf [2]Position // room for `target = value` without allocating
+	targetPos := append(posBuf[:0], spanStart(start, p.endPos()))
 	var value Expr
 	var ty Type
 	hasType := false
@@ -721,8 +722,7 @@ func (p *parser) parseSchemaIndexSignature() *SchemaIndexSignature {
 // they spell, so that type checks need not special-case it.
 func namedOrBasic(nt *NamedType) Type {
 	if len(nt.Identifier.Names) == 1 {
-		kinds := map[string]BasicTypeKind{"bool": TypeBool, "int": TypeInt, "float": TypeFloat, "str": TypeStr}
-		if k, ok := kinds[nt.Identifier.Names[0].Value]; ok {
+		if k, ok := basicTypeKind(nt.Identifier.Names[0].Value); ok {
 			b := &BasicType{Kind: k}
 			b.SetSpan(nt.Pos(), nt.End())
 			return b

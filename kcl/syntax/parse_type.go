@@ -24,6 +24,21 @@ func (p *parser) parseTypeAnnotation() Type {
 	return u
 }
 
+// basicTypeKind returns the basic type a name spells.
+func basicTypeKind(name string) (BasicTypeKind, bool) {
+	switch name {
+	case "bool":
+		return TypeBool, true
+	case "int":
+		return TypeInt, true
+	case "float":
+		return TypeFloat, true
+	case "str":
+		return TypeStr, true
+	}
+	return 0, false
+}
+
 func (p *parser) parseTypeElement() Type {
 	start := p.startPos()
 	finish := func(t interface{ SetSpan(a, b Position) }) {
@@ -42,8 +57,7 @@ func (p *parser) parseTypeElement() Type {
 		return t
 	}
 	if p.tok.Kind == IDENT && !p.tok.Escaped {
-		kinds := map[string]BasicTypeKind{"bool": TypeBool, "int": TypeInt, "float": TypeFloat, "str": TypeStr}
-		if k, ok := kinds[p.tok.Text]; ok {
+		if k, ok := basicTypeKind(p.tok.Text); ok {
 			p.bump()
 			t := &BasicType{Kind: k}
 			finish(t)

@@ -1,10 +1,12 @@
 package syntax
 
 import (
+	"bytes"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The parser follows the official engine's recursive-descent parser closely,
@@ -31,20 +33,17 @@ type parser struct {
 	lineStarts []int
 	depth      int
 	eofBumps   int
+	scanned    int // tokens the scanner wrote into toks, comments included
 }
 
 func newParser(filename string, src []byte) *parser {
 	p := &parser{file: filename, src: src}
-	s := newScanner(filename, src)
+	s := newScanner(filename, string(src), getTokens())
 	raw := s.scanAll()
+	p.scanned = len(raw)
 	p.errors = append(p.errors, s.errors...)
 	p.toks = p.splitComments(raw)
-	p.lineStarts = []int{0}
-	for i, c := range src {
-		if c == '\n' {
-			p.lineStarts = append(p.lineStarts, i+1)
-		}
-	}
+	p.lineStarts = lineStarts(src)
 	p.tok, p.prev = &p.toks[0], &p.toks[0]
 	return p
 }
@@ -60,27 +59,46 @@ func newSubParser(parent *parser, toks []Token) *parser {
 // NEWLINE precedes EOF.
 func (p *parser) splitComments(raw []Token) []Token {
 	// Filter in place: the parser owns the scanner's slice, and every write goes
-	// to an index not yet read (or to the token's own slot).
+	// to a slot already read. Tokens are large, so they are not copied while
+	// no comment has been dropped yet.
 	toks := raw[:0]
-	for i, t := range raw {
-		if t.Kind == EOF {
+	for i := range raw {
+		t := &raw[i]
+		switch t.Kind {
+		case EOF:
+			eof := *t // the NEWLINE may take its slot
 			if i == 0 || raw[i-1].Kind != NEWLINE {
-				nl := t
+				nl := eof
 				nl.Kind = NEWLINE
 				toks = append(toks, nl)
 			}
-			toks = append(toks, t)
-			break
-		}
-		if t.Kind == COMMENT {
+			return append(toks, eof)
+		case COMMENT:
 			c := &Comment{Text: t.Text}
 			c.SetSpan(t.Pos(p.file), t.EndPos(p.file))
 			p.comments = append(p.comments, c)
 			continue
 		}
-		toks = append(toks, t)
+		if len(toks) == i {
+			toks = toks[:i+1]
+		} else {
+			toks = append(toks, *t)
+		}
 	}
 	return toks
+}
+
+// lineStarts returns the byte offset of each line's start.
+func lineStarts(src []byte) []int {
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for off := 0; ; {
+		i := bytes.IndexByte(src[off:], '\n')
+		if i < 0 {
+			return starts
+		}
+		off += i + 1
+		starts = append(starts, off)
+	}
 }
 
 // posAt converts an absolute byte offset into a position.
@@ -92,15 +110,14 @@ func (p *parser) posAt(off int) Position {
 		pos.Offset = len(p.src)
 		return pos
 	}
-	line := sort.Search(len(p.lineStarts), func(i int) bool { return p.lineStarts[i] > off }) - 1
-	if line < 0 {
-		line = 0
-	}
+	// The line is the last one starting at or before off.
+	line, _ := slices.BinarySearch(p.lineStarts, off+1)
+	line = max(line-1, 0)
 	start := p.lineStarts[line]
 	if off > len(p.src) {
 		off = len(p.src)
 	}
-	col := 1 + len([]rune(string(p.src[start:off])))
+	col := 1 + utf8.RuneCount(p.src[start:off])
 	return Position{File: p.file, Line: line + 1, Col: col, Offset: off}
 }
 
@@ -119,11 +136,11 @@ func (p *parser) bump() {
 	}
 }
 
-func (p *parser) peek() Token {
+func (p *parser) peek() *Token {
 	if p.idx+1 < len(p.toks) {
-		return p.toks[p.idx+1]
+		return &p.toks[p.idx+1]
 	}
-	return p.toks[len(p.toks)-1]
+	return &p.toks[len(p.toks)-1]
 }
 
 func (p *parser) peekN(n int) (Token, bool) {
@@ -133,7 +150,7 @@ func (p *parser) peekN(n int) (Token, bool) {
 	return Token{}, false
 }
 
-func (p *parser) isKw(kw string) bool { return p.tok.Keyword() == kw }
+func (p *parser) isKw(kw string) bool { return p.tok.isKeyword(kw) }
 
 func (p *parser) startPos() Position { return p.tok.Pos(p.file) }
 func (p *parser) endPos() Position   { return p.prev.EndPos(p.file) }

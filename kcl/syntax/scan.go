@@ -1,7 +1,6 @@
 package syntax
 
 import (
-	"bytes"
 	"strconv"
 	"strings"
 	"unicode"
@@ -15,7 +14,7 @@ import (
 // before EOF. On a lexical error the tokens are still returned with the first
 // *Error.
 func Scan(filename string, src []byte) ([]Token, error) {
-	s := newScanner(filename, src)
+	s := newScanner(filename, string(src), nil)
 	toks := s.scanAll()
 	s.errors = dedupErrors(s.errors)
 	clampErrorColumns(src, s.errors)
@@ -45,8 +44,7 @@ func (a indentLevel) cmp(b indentLevel) (int, bool) {
 
 type scanner struct {
 	file   string
-	src    []byte
-	text   string // src as a string, so token texts share one allocation
+	src    string // token texts are slices of it
 	errors ErrorList
 
 	pos       int // byte offset
@@ -63,10 +61,17 @@ type scanner struct {
 	toks []Token
 }
 
-func newScanner(filename string, src []byte) *scanner {
+// newScanner returns a scanner of src that appends its tokens to buf[:0],
+// or to a new slice when buf is too small.
+func newScanner(filename string, src string, buf []Token) *scanner {
+	// About one token per 3-4 bytes in typical code, plus the final NEWLINE
+	// and EOF; interpolations are scanned too, so keep the slack small.
+	if n := len(src)/3 + 4; cap(buf) < n {
+		buf = make([]Token, 0, n)
+	}
 	return &scanner{
-		file: filename, src: src, text: string(src), line: 1, indents: []indentLevel{{}}, colVal: 1,
-		toks: make([]Token, 0, len(src)/3+16), // about one token per 3.7 bytes in typical code
+		file: filename, src: src, line: 1, indents: []indentLevel{{}}, colVal: 1,
+		toks: buf[:0],
 	}
 }
 
@@ -76,7 +81,7 @@ func (s *scanner) col(off int) int {
 	if s.colLine != s.lineStart || off < s.colOff {
 		s.colLine, s.colOff, s.colVal = s.lineStart, s.lineStart, 1
 	}
-	s.colVal += utf8.RuneCount(s.src[s.colOff:off])
+	s.colVal += utf8.RuneCountInString(s.src[s.colOff:off])
 	s.colOff = off
 	return s.colVal
 }
@@ -100,7 +105,7 @@ func (s *scanner) peekAt(off int) rune {
 	if c < utf8.RuneSelf {
 		return rune(c)
 	}
-	r, _ := utf8.DecodeRune(s.src[off:])
+	r, _ := utf8.DecodeRuneInString(s.src[off:])
 	return r
 }
 
@@ -127,10 +132,11 @@ func isOtherWhitespace(r rune) bool {
 // line break (multi-line tokens use emitSpan).
 func (s *scanner) emit(kind TokenKind, start int) *Token {
 	col := s.col(start)
+	endCol := s.col(s.pos) // counts the token's runes once: col remembers where it stopped
 	s.toks = append(s.toks, Token{
 		Kind: kind, Start: start, End: s.pos,
-		Line: s.line, Col: col, EndLine: s.line, EndCol: col + utf8.RuneCount(s.src[start:s.pos]),
-		Text: s.text[start:s.pos],
+		Line: s.line, Col: col, EndLine: s.line, EndCol: endCol,
+		Text: s.src[start:s.pos],
 	})
 	return &s.toks[len(s.toks)-1]
 }
@@ -149,7 +155,7 @@ func (s *scanner) scanAll() []Token {
 	// The official engine places the end of input on the line of the last
 	// character, even when that character is a line break.
 	if n := len(s.src); n > 0 && s.src[n-1] == '\n' {
-		start := bytes.LastIndexByte(s.src[:n-1], '\n') + 1
+		start := strings.LastIndexByte(s.src[:n-1], '\n') + 1
 		s.line--
 		s.lineStart = start
 	}
@@ -319,43 +325,84 @@ func (s *scanner) next() {
 	s.scanOperator(start, c)
 }
 
-var threeCharOps = map[string]TokenKind{
-	"**=": STARSTAREQ, "//=": SLASHSLASHEQ, "<<=": LTLTEQ, ">>=": GTGTEQ, "...": DOTDOTDOT,
+// The operator tables are switches and arrays rather than maps: the scanner
+// looks up every operator token, and a map lookup costs more than the rest of
+// the token.
+
+// multiCharOp returns the three- or two-character operator at the start of
+// rest and its length (0 when there is none); the longer one wins.
+func multiCharOp(rest string) (TokenKind, int) {
+	if len(rest) >= 3 {
+		switch rest[:3] {
+		case "**=":
+			return STARSTAREQ, 3
+		case "//=":
+			return SLASHSLASHEQ, 3
+		case "<<=":
+			return LTLTEQ, 3
+		case ">>=":
+			return GTGTEQ, 3
+		case "...":
+			return DOTDOTDOT, 3
+		}
+	}
+	if len(rest) >= 2 {
+		switch rest[:2] {
+		case "==":
+			return EQEQ, 2
+		case "!=":
+			return NEQ, 2
+		case "<=":
+			return LTEQ, 2
+		case ">=":
+			return GTEQ, 2
+		case "<<":
+			return LTLT, 2
+		case ">>":
+			return GTGT, 2
+		case "+=":
+			return PLUSEQ, 2
+		case "-=":
+			return MINUSEQ, 2
+		case "*=":
+			return STAREQ, 2
+		case "/=":
+			return SLASHEQ, 2
+		case "%=":
+			return PERCENTEQ, 2
+		case "^=":
+			return CARETEQ, 2
+		case "&=":
+			return AMPEQ, 2
+		case "|=":
+			return PIPEEQ, 2
+		case "**":
+			return STARSTAR, 2
+		case "//":
+			return SLASHSLASH, 2
+		}
+	}
+	return ILLEGAL, 0
 }
 
-var twoCharOps = map[string]TokenKind{
-	"==": EQEQ, "!=": NEQ, "<=": LTEQ, ">=": GTEQ, "<<": LTLT, ">>": GTGT,
-	"+=": PLUSEQ, "-=": MINUSEQ, "*=": STAREQ, "/=": SLASHEQ, "%=": PERCENTEQ, "^=": CARETEQ,
-	"&=": AMPEQ, "|=": PIPEEQ, "**": STARSTAR, "//": SLASHSLASH,
-}
-
-var oneCharOps = map[byte]TokenKind{
+// oneCharOps maps a byte to its one-character token; ILLEGAL for the others.
+var oneCharOps = [utf8.RuneSelf]TokenKind{
 	'+': PLUS, '-': MINUS, '*': STAR, '/': SLASH, '%': PERCENT, '^': CARET, '&': AMP, '|': PIPE,
 	'~': TILDE, '!': BANG, '<': LT, '>': GT, '=': EQ, '@': AT, '.': DOT, ',': COMMA, ':': COLON,
 	';': SEMI, '$': DOLLAR, '?': QUESTION, '(': LPAREN, ')': RPAREN, '[': LBRACKET, ']': RBRACKET,
 	'{': LBRACE, '}': RBRACE,
 }
 
-var closeOf = map[TokenKind]TokenKind{LPAREN: RPAREN, LBRACKET: RBRACKET, LBRACE: RBRACE}
+var closeOf = [...]TokenKind{LPAREN: RPAREN, LBRACKET: RBRACKET, LBRACE: RBRACE}
 
 func (s *scanner) scanOperator(start int, c rune) {
-	rest := s.src[start:]
-	if len(rest) >= 3 {
-		if k, ok := threeCharOps[string(rest[:3])]; ok {
-			s.pos += 3
-			s.emit(k, start)
-			return
-		}
-	}
-	if len(rest) >= 2 {
-		if k, ok := twoCharOps[string(rest[:2])]; ok {
-			s.pos += 2
-			s.emit(k, start)
-			return
-		}
+	if k, n := multiCharOp(s.src[start:]); n > 0 {
+		s.pos += n
+		s.emit(k, start)
+		return
 	}
 	if c < utf8.RuneSelf {
-		if k, ok := oneCharOps[byte(c)]; ok {
+		if k := oneCharOps[c]; k != ILLEGAL {
 			s.pos++
 			switch k {
 			case SEMI:
@@ -380,7 +427,7 @@ func (s *scanner) scanOperator(start int, c rune) {
 			return
 		}
 	}
-	_, size := utf8.DecodeRune(s.src[start:]) // 1 for an invalid byte
+	_, size := utf8.DecodeRuneInString(s.src[start:]) // 1 for an invalid byte
 	s.pos += max(1, size)
 	s.errorAt(start, "unknown start of token")
 }
@@ -412,6 +459,14 @@ func (s *scanner) closeDelim(start int, k TokenKind) TokenKind {
 
 func (s *scanner) scanIdent(start int, escaped bool) {
 	for s.pos < len(s.src) {
+		if c := s.src[s.pos]; c < utf8.RuneSelf {
+			// ASCII, the common case, without decoding a rune.
+			if c != '_' && !('a' <= c && c <= 'z') && !('A' <= c && c <= 'Z') && !('0' <= c && c <= '9') {
+				break
+			}
+			s.pos++
+			continue
+		}
 		r := s.peekAt(s.pos)
 		if !isIDContinue(r) {
 			break
@@ -512,7 +567,7 @@ suffix:
 		kind = FLOAT
 	}
 	t := s.emit(kind, start)
-	t.Value = s.text[start:numEnd]
+	t.Value = s.src[start:numEnd]
 	switch {
 	case emptyInt:
 		s.errorAt(start, "no valid digits found for number")
@@ -529,7 +584,7 @@ suffix:
 		return
 	}
 	if !isFloat && base != 10 {
-		digits := s.text[start+2 : numEnd]
+		digits := s.src[start+2 : numEnd]
 		for i, r := range digits {
 			if r != '_' && !isDigitOf(r, base) {
 				lo := start + 2 + i
@@ -540,7 +595,7 @@ suffix:
 		}
 	}
 	if numEnd < s.pos {
-		t.Suffix = s.text[numEnd:s.pos]
+		t.Suffix = s.src[numEnd:s.pos]
 		if isFloat {
 			// The official lexer drops a suffix after a float.
 			t.Suffix = ""
@@ -607,7 +662,7 @@ func (s *scanner) scanString(start int, raw bool) {
 		// plain one.
 		long = false
 	}
-	text := s.text[start:s.pos]
+	text := s.src[start:s.pos]
 	s.toks = append(s.toks, Token{
 		Kind: STRING, Start: start, End: s.pos,
 		Line: startLine, Col: startCol, EndLine: s.line, EndCol: s.col(s.pos),
@@ -636,7 +691,7 @@ func (s *scanner) scanString(start int, raw bool) {
 		s.errors = append(s.errors, &Error{Pos: contentPos, Kind: KindInvalidSyntax, Msg: "invalid string syntax"})
 		return
 	}
-	v, ok := decodeString(s.text[open:end], quote, long, raw)
+	v, ok := decodeString(s.src[open:end], quote, long, raw)
 	if !ok {
 		s.errors = append(s.errors, &Error{Pos: contentPos, Kind: KindInvalidSyntax, Msg: "invalid string syntax"})
 		return
@@ -715,7 +770,13 @@ func decodeString(content string, quote byte, long, raw bool) (string, bool) {
 			}
 			b.WriteRune(rune(v))
 		case 'x', 'u', 'U':
-			width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[n]
+			width := 2
+			switch n {
+			case 'u':
+				width = 4
+			case 'U':
+				width = 8
+			}
 			if i+width > len(content) {
 				return "", false
 			}

@@ -1,7 +1,8 @@
 package syntax
 
-// TokenKind classifies a token.
-type TokenKind int
+// TokenKind classifies a token. It is a byte so that it packs with the
+// token's flags (see Token).
+type TokenKind uint8
 
 const (
 	ILLEGAL TokenKind = iota
@@ -95,7 +96,18 @@ func (k TokenKind) String() string {
 // official engine, a NEWLINE ends at column 1 of the next line, and tokens at
 // the end of input sit on the last line.
 type Token struct {
-	Kind    TokenKind
+	Kind TokenKind
+	// The byte-sized fields follow Kind and share one word with it: a file has
+	// a token for every 3-4 bytes, so the token's size decides the scanner's memory.
+
+	// Raw is true for r"..." strings; Long is true for triple-quoted strings.
+	Raw  bool
+	Long bool
+	// Quote is the quote character of a STRING (' or ").
+	Quote byte
+	// Escaped is true for a `$name` identifier (a keyword used as a name).
+	Escaped bool
+
 	Start   int
 	End     int
 	Line    int
@@ -111,13 +123,6 @@ type Token struct {
 	Value string
 	// Suffix is the unit suffix of an INT such as "Gi".
 	Suffix string
-	// Raw is true for r"..." strings; Long is true for triple-quoted strings.
-	Raw  bool
-	Long bool
-	// Quote is the quote character of a STRING (' or ").
-	Quote byte
-	// Escaped is true for a `$name` identifier (a keyword used as a name).
-	Escaped bool
 	// Misaligned is, for a DEDENT, how many columns the line sits right of the
 	// enclosing block's indentation (0 when aligned); the parser reports it.
 	Misaligned int
@@ -133,22 +138,31 @@ func (t *Token) EndPos(file string) Position {
 	return Position{File: file, Line: t.EndLine, Col: t.EndCol, Offset: t.End}
 }
 
-// Keywords of KCL. An IDENT whose Text is one of them is a keyword unless escaped.
-var keywords = map[string]bool{
-	"True": true, "False": true, "None": true, "Undefined": true,
-	"import": true, "as": true, "rule": true, "schema": true, "mixin": true, "protocol": true,
-	"check": true, "for": true, "assert": true, "if": true, "elif": true, "else": true,
-	"or": true, "and": true, "not": true, "in": true, "is": true, "lambda": true,
-	"all": true, "any": true, "filter": true, "map": true, "type": true,
+// IsKeyword reports whether s is a reserved word of KCL. An IDENT that spells
+// one is a keyword unless escaped. A switch is cheaper than a map here: the
+// parser asks for every identifier, often several times.
+func IsKeyword(s string) bool {
+	switch s {
+	case "True", "False", "None", "Undefined",
+		"import", "as", "rule", "schema", "mixin", "protocol",
+		"check", "for", "assert", "if", "elif", "else",
+		"or", "and", "not", "in", "is", "lambda",
+		"all", "any", "filter", "map", "type":
+		return true
+	}
+	return false
 }
-
-// IsKeyword reports whether s is a reserved word.
-func IsKeyword(s string) bool { return keywords[s] }
 
 // Keyword returns the keyword the token spells, or "" for names and other tokens.
 func (t *Token) Keyword() string {
-	if t.Kind == IDENT && !t.Escaped && keywords[t.Text] {
+	if t.Kind == IDENT && !t.Escaped && IsKeyword(t.Text) {
 		return t.Text
 	}
 	return ""
+}
+
+// isKeyword reports whether the token is the keyword kw; it is Keyword() == kw
+// without the keyword lookup, for a kw that is a keyword.
+func (t *Token) isKeyword(kw string) bool {
+	return t.Kind == IDENT && !t.Escaped && t.Text == kw
 }

@@ -9,9 +9,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
@@ -36,9 +38,12 @@ const compileUnitEnv = "FKC_LOADTEST_COMPILE_UNIT"
 // scale-out unit: main (and TestMain) then call RunCompileUnit and exit.
 func IsCompileUnit() bool { return os.Getenv(compileUnitEnv) != "" }
 
-// unitResult is what a unit prints when its timed compiles are done.
+// unitResult is what a unit prints when its timed compiles are done: when
+// they started and when each one completed (Unix nanoseconds, one clock for
+// every unit of the machine), and the CPU the unit used meanwhile.
 type unitResult struct {
-	Seconds    float64 `json:"seconds"`
+	Start      int64   `json:"start"`
+	Done       []int64 `json:"done"`
 	CPUSeconds float64 `json:"cpuSeconds"`
 }
 
@@ -95,7 +100,13 @@ func runCompileUnit(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	elapsed, err := compileAll(ctx, client, inputs, inFlightPerWorker)
+	res := unitResult{Start: time.Now().UnixNano(), Done: make([]int64, 0, n)}
+	var mu sync.Mutex
+	_, err = compileAllTimed(ctx, client, inputs, inFlightPerWorker, func(t time.Time) {
+		mu.Lock()
+		res.Done = append(res.Done, t.UnixNano())
+		mu.Unlock()
+	})
 	if err != nil {
 		return err
 	}
@@ -103,12 +114,15 @@ func runCompileUnit(in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(out).Encode(unitResult{Seconds: elapsed.Seconds(), CPUSeconds: (after - cpu).Seconds()})
+	res.CPUSeconds = (after - cpu).Seconds()
+	return json.NewEncoder(out).Encode(res)
 }
 
 // scaleOutIsolated runs 1, 2, 4... units at once, the counts taking turns
-// round after round, and reports each count's median throughput: all units'
-// compiles over the slowest unit's time.
+// round after round, and reports each count's median throughput: the
+// compiles all units completed while all of them were running, over that
+// time (units never end together; the one left alone at the end would
+// otherwise count as two, or the slowest unit's tail as none).
 func (d *driver) scaleOutIsolated(ctx context.Context) ([]report.ScaleOut, error) {
 	self, err := os.Executable()
 	if err != nil {
@@ -119,11 +133,10 @@ func (d *driver) scaleOutIsolated(ctx context.Context) ([]report.ScaleOut, error
 	cpus := make([][]float64, len(counts))
 	for round := 1; round <= d.opts.ScaleOutRounds; round++ {
 		for i, units := range counts {
-			seconds, cpu, err := d.runUnits(ctx, self, units)
+			rate, cpu, err := d.runUnits(ctx, self, units)
 			if err != nil {
 				return nil, fmt.Errorf("%d isolated unit(s): %w", units, err)
 			}
-			rate := float64(units*d.opts.ScaleOutCompiles) / seconds
 			rates[i], cpus[i] = append(rates[i], rate), append(cpus[i], cpu)
 			d.logf("isolated scale-out round %d: %d unit(s): %.1f compiles/s, CPU %.2fs", round, units, rate, cpu)
 		}
@@ -143,9 +156,9 @@ func (d *driver) scaleOutIsolated(ctx context.Context) ([]report.ScaleOut, error
 }
 
 // runUnits starts n units, starts their timed compiles together once all are
-// warm, and returns the slowest unit's seconds and the units' CPU seconds per
-// unit (the mean).
-func (d *driver) runUnits(ctx context.Context, self string, n int) (seconds, cpu float64, err error) {
+// warm, and returns their compiles per second while all ran and the units'
+// CPU seconds per unit (the mean).
+func (d *driver) runUnits(ctx context.Context, self string, n int) (rate, cpu float64, err error) {
 	type unit struct {
 		cmd    *exec.Cmd
 		stdin  io.WriteCloser
@@ -192,31 +205,86 @@ func (d *driver) runUnits(ctx context.Context, self string, n int) (seconds, cpu
 			return 0, 0, fmt.Errorf("starting a unit's compiles: %w", err)
 		}
 	}
-	var mu sync.Mutex
-	var errs []error
+	results := make([]unitResult, len(units))
+	errs := make([]error, len(units))
 	var wg sync.WaitGroup
-	for _, u := range units {
+	for i, u := range units {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var res unitResult
-			err := json.NewDecoder(u.stdout).Decode(&res)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, fmt.Errorf("reading a unit's result: %w: %s", err, u.stderr.String()))
-				return
+			if err := json.NewDecoder(u.stdout).Decode(&results[i]); err != nil {
+				errs[i] = fmt.Errorf("reading a unit's result: %w: %s", err, u.stderr.String())
 			}
-			seconds = max(seconds, res.Seconds)
-			cpu += res.CPUSeconds / float64(n)
 		}()
 	}
 	wg.Wait()
-	if len(errs) > 0 {
-		return 0, 0, errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return 0, 0, err
 	}
-	if seconds <= 0 {
-		return 0, 0, errors.New("units reported no time")
+	rate = overlapRate(results)
+	if rate == 0 {
+		// Runs too short to overlap (a handful of compiles): all compiles
+		// over the whole span, which understates the throughput.
+		rate = spanRate(results)
 	}
-	return seconds, cpu, nil
+	return rate, meanCPU(results), nil
+}
+
+// overlapRate is the compiles per second of all units together while every
+// one of them was running: from the last start to the first unit's last
+// completion.
+func overlapRate(results []unitResult) float64 {
+	var start, end int64
+	for i, r := range results {
+		if len(r.Done) == 0 {
+			return 0
+		}
+		last := slices.Max(r.Done)
+		if i == 0 || r.Start > start {
+			start = r.Start
+		}
+		if i == 0 || last < end {
+			end = last
+		}
+	}
+	if end <= start {
+		return 0
+	}
+	var n int
+	for _, r := range results {
+		for _, t := range r.Done {
+			if t > start && t <= end {
+				n++
+			}
+		}
+	}
+	return float64(n) / (float64(end-start) / float64(time.Second))
+}
+
+// spanRate is all units' compiles over the time from the first start to the
+// last completion.
+func spanRate(results []unitResult) float64 {
+	var start, end int64
+	var n int
+	for i, r := range results {
+		if i == 0 || r.Start < start {
+			start = r.Start
+		}
+		for _, t := range r.Done {
+			end = max(end, t)
+		}
+		n += len(r.Done)
+	}
+	if end <= start {
+		return 0
+	}
+	return float64(n) / (float64(end-start) / float64(time.Second))
+}
+
+func meanCPU(results []unitResult) float64 {
+	var total float64
+	for _, r := range results {
+		total += r.CPUSeconds
+	}
+	return total / float64(len(results))
 }

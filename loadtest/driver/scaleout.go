@@ -145,6 +145,12 @@ func publishPrograms(s *artifactserver.Server, base, n int) ([]workerclient.Comp
 
 // compileAll compiles every input with inFlight calls at a time and returns the wall time.
 func compileAll(ctx context.Context, c *workerclient.Client, inputs []workerclient.CompileInput, inFlight int) (time.Duration, error) {
+	return compileAllTimed(ctx, c, inputs, inFlight, nil)
+}
+
+// compileAllTimed is compileAll that also calls done (if not nil) when each
+// compile completes, from the calling goroutines.
+func compileAllTimed(ctx context.Context, c *workerclient.Client, inputs []workerclient.CompileInput, inFlight int, done func(time.Time)) (time.Duration, error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, inFlight)
@@ -167,6 +173,9 @@ func compileAll(ctx context.Context, c *workerclient.Client, inputs []workerclie
 				if err != nil {
 					errs <- fmt.Errorf("compiling %s: %w", inputs[i].KCLRun, err)
 					return
+				}
+				if done != nil {
+					done(time.Now())
 				}
 			}
 		}()

@@ -244,6 +244,15 @@ type Steady struct {
 	CPUSecondsPerMinute map[string]float64 `json:"cpuSecondsPerMinute"`
 }
 
+// roundRange is the slowest and fastest round's compiles per second.
+func (s ScaleOut) roundRange() (lo, hi float64) {
+	lo, hi = s.CompilesPerSec, s.CompilesPerSec
+	for _, v := range s.RoundRates {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
+}
+
 // ScaleOut is compile throughput with a number of separate compiler processes.
 type ScaleOut struct {
 	Workers int `json:"workers"`
@@ -430,10 +439,7 @@ func (r *Report) PrintTable(w io.Writer) {
 	if len(r.ScaleOut) > 0 {
 		fmt.Fprintf(w, "\ncompile throughput (distinct programs, no cache hits; median of %d rounds taken in turns):\n", r.ScaleOut[0].Rounds)
 		for _, s := range r.ScaleOut {
-			lo, hi := s.CompilesPerSec, s.CompilesPerSec
-			for _, v := range s.RoundRates {
-				lo, hi = min(lo, v), max(hi, v)
-			}
+			lo, hi := s.roundRange()
 			fmt.Fprintf(w, "  %d worker(s): %.1f compiles/s (rounds %.0f–%.0f), %.2f× one worker; CPU per round of %d: workers %.2fs, driver %.2fs",
 				s.Workers, s.CompilesPerSec, lo, hi, s.Speedup, s.Compiles, s.WorkerCPUSeconds, s.DriverCPUSeconds)
 			if s.MachineSpeedup > 0 {
@@ -445,10 +451,7 @@ func (r *Report) PrintTable(w io.Writer) {
 	if len(r.ScaleOutIsolated) > 0 {
 		fmt.Fprintf(w, "\ncompile throughput, isolated units (each a process with one worker, its own client and artifact server, one CPU; median of %d rounds taken in turns):\n", r.ScaleOutIsolated[0].Rounds)
 		for _, s := range r.ScaleOutIsolated {
-			lo, hi := s.CompilesPerSec, s.CompilesPerSec
-			for _, v := range s.RoundRates {
-				lo, hi = min(lo, v), max(hi, v)
-			}
+			lo, hi := s.roundRange()
 			fmt.Fprintf(w, "  %d unit(s): %.1f compiles/s (rounds %.0f–%.0f), %.2f× one unit; CPU per unit and round of %d: %.2fs\n",
 				s.Workers, s.CompilesPerSec, lo, hi, s.Speedup, s.Compiles, s.WorkerCPUSeconds)
 		}

@@ -82,17 +82,7 @@ func TestArtifactOversizeIsRefused(t *testing.T) {
 	if _, err := rand.Read(noise); err != nil {
 		t.Fatal(err)
 	}
-	path := artifactserver.ArtifactPath("GitRepository", ns, "big", "big.tar.gz")
-	data, err := artifactserver.TarGz(map[string]string{"main.k": configMap("big", "1"), "noise.bin": string(noise)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	artifact, err := artifacts.PublishBytes(path, data, "main@sha1:big")
-	if err != nil {
-		t.Fatal(err)
-	}
-	setArtifact(t, ns, "big", artifact)
-	createKCLRun(t, ns, "big", "big", func(k *v1alpha1.KCLRun) { k.Spec.Path = "" })
+	publishRefusedArchive(t, ns, "big", map[string]string{"main.k": configMap("big", "1"), "noise.bin": string(noise)})
 	expectArtifactRefused(t, ns, "big", `(?i)artifact too large`)
 
 	// A new revision is tried at once.
@@ -103,18 +93,25 @@ func TestArtifactOversizeIsRefused(t *testing.T) {
 
 func TestArtifactWithUnsafePathsIsRefused(t *testing.T) {
 	ns := newNamespace(t)
-	path := artifactserver.ArtifactPath("GitRepository", ns, "evil", "evil.tar.gz")
-	data, err := artifactserver.TarGz(map[string]string{"main.k": configMap("evil", "1"), "../../escape.k": "x = 1\n"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	artifact, err := artifacts.PublishBytes(path, data, "main@sha1:evil")
-	if err != nil {
-		t.Fatal(err)
-	}
-	setArtifact(t, ns, "evil", artifact)
-	createKCLRun(t, ns, "evil", "evil", func(k *v1alpha1.KCLRun) { k.Spec.Path = "" })
+	publishRefusedArchive(t, ns, "evil", map[string]string{"main.k": configMap("evil", "1"), "../../escape.k": "x = 1\n"})
 	expectArtifactRefused(t, ns, "evil", `outside its root`)
+}
+
+// publishRefusedArchive serves files as name's artifact (a tar.gz built as
+// given, whatever its paths) and creates the KCLRun of it.
+func publishRefusedArchive(t *testing.T, ns, name string, files map[string]string) {
+	t.Helper()
+	data, err := artifactserver.TarGz(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := artifactserver.ArtifactPath("GitRepository", ns, name, name+".tar.gz")
+	artifact, err := artifacts.PublishBytes(path, data, "main@sha1:"+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setArtifact(t, ns, name, artifact)
+	createKCLRun(t, ns, name, name, func(k *v1alpha1.KCLRun) { k.Spec.Path = "" })
 }
 
 // expectArtifactRefused waits for Ready=False/ArtifactFailed with a message

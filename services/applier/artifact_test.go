@@ -16,6 +16,15 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 )
 
+// expectArtifactFailed checks Ready=False/ArtifactFailed with a message matching pattern.
+func expectArtifactFailed(g Gomega, ns, name, pattern string) {
+	ready := readyCondition(getKCLRun(g, ns, name))
+	g.Expect(ready).NotTo(BeNil())
+	g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+	g.Expect(ready.Reason).To(Equal(meta.ArtifactFailedReason))
+	g.Expect(ready.Message).To(MatchRegexp(pattern))
+}
+
 // expectArtifactFailure waits for Ready=False/ArtifactFailed with a message
 // matching pattern, and for at least two attempts (the failure is retried).
 func expectArtifactFailure(t *testing.T, ns, name, pattern string) {
@@ -24,11 +33,7 @@ func expectArtifactFailure(t *testing.T, ns, name, pattern string) {
 	key := ns + "/" + name
 	before := tracker.count(key)
 	g.Eventually(func(g Gomega) {
-		ready := readyCondition(getKCLRun(g, ns, name))
-		g.Expect(ready).NotTo(BeNil())
-		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
-		g.Expect(ready.Reason).To(Equal(meta.ArtifactFailedReason))
-		g.Expect(ready.Message).To(MatchRegexp(pattern))
+		expectArtifactFailed(g, ns, name, pattern)
 		g.Expect(tracker.count(key) - before).To(BeNumerically(">=", 2))
 	}, "2m").Should(Succeed())
 }
@@ -123,11 +128,7 @@ func expectArtifactRefused(t *testing.T, ns, name, pattern string) {
 	g := NewWithT(t)
 	key := ns + "/" + name
 	g.Eventually(func(g Gomega) {
-		ready := readyCondition(getKCLRun(g, ns, name))
-		g.Expect(ready).NotTo(BeNil())
-		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
-		g.Expect(ready.Reason).To(Equal(meta.ArtifactFailedReason))
-		g.Expect(ready.Message).To(MatchRegexp(pattern))
+		expectArtifactFailed(g, ns, name, pattern)
 		g.Expect(tracker.count(key)).To(BeNumerically(">=", 1))
 	}, "1m").Should(Succeed())
 	attempts := tracker.count(key)

@@ -27,10 +27,7 @@ func TestIntervalIsANoOpBehindDriftDetection(t *testing.T) {
 	key := ns + "/app"
 	waitQuiet(t, key)
 
-	n := tracker.count(key)
-	request(t, ns, "app", reconcilerequest.ReasonIntervalElapsed)
-	g.Eventually(func() int { return tracker.count(key) }, "1m").Should(BeNumerically(">", n))
-	g.Expect(tracker.last(key).Result).To(Equal(applier.ResultNoOp))
+	g.Expect(requestAndWait(t, ns, "app", reconcilerequest.ReasonIntervalElapsed).Result).To(Equal(applier.ResultNoOp))
 }
 
 // A suspended KCLRun is left alone: a new revision is not applied.
@@ -41,16 +38,12 @@ func TestSuspendSkipsReconciles(t *testing.T) {
 	first := publishProgram(t, ns, "app", configMap("settings", "first-"+ns))
 	obj := createKCLRun(t, ns, "app", "app")
 	readyAt(t, ns, "app", first.Revision)
-	key := ns + "/app"
 
 	g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "app"}, obj)).To(Succeed())
 	obj.Spec.Suspend = true
 	g.Expect(env.Client.Update(ctx, obj)).To(Succeed())
 	publishProgram(t, ns, "app", configMap("settings", "second-"+ns))
-	n := tracker.count(key)
-	request(t, ns, "app", reconcilerequest.ReasonSourceChanged)
-	g.Eventually(func() int { return tracker.count(key) }, "1m").Should(BeNumerically(">", n))
-	g.Expect(tracker.last(key).Result).To(Equal(applier.ResultSuspended))
+	g.Expect(requestAndWait(t, ns, "app", reconcilerequest.ReasonSourceChanged).Result).To(Equal(applier.ResultSuspended))
 	cm := &corev1.ConfigMap{}
 	g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "settings"}, cm)).To(Succeed())
 	g.Expect(cm.Data).To(HaveKeyWithValue("value", "first-"+ns))
@@ -72,8 +65,5 @@ func TestIntervalAfterFirstSyncWithPolicyIsANoOp(t *testing.T) {
 	key := ns + "/web"
 	waitQuiet(t, key)
 
-	n := tracker.count(key)
-	request(t, ns, "web", reconcilerequest.ReasonIntervalElapsed)
-	g.Eventually(func() int { return tracker.count(key) }, "1m").Should(BeNumerically(">", n))
-	g.Expect(tracker.last(key).Result).To(Equal(applier.ResultNoOp))
+	g.Expect(requestAndWait(t, ns, "web", reconcilerequest.ReasonIntervalElapsed).Result).To(Equal(applier.ResultNoOp))
 }

@@ -372,6 +372,17 @@ func request(t testing.TB, namespace, name string, reason reconcilerequest.Reaso
 	}
 }
 
+// requestAndWait publishes a reconcile request and returns the outcome of the
+// reconcile that follows it.
+func requestAndWait(t testing.TB, namespace, name string, reason reconcilerequest.Reason) applier.Outcome {
+	t.Helper()
+	key := namespace + "/" + name
+	n := tracker.count(key)
+	request(t, namespace, name, reason)
+	NewWithT(t).Eventually(func() int { return tracker.count(key) }, "1m").Should(BeNumerically(">", n))
+	return tracker.last(key)
+}
+
 func newNamespace(t testing.TB) string {
 	t.Helper()
 	ns, err := env.CreateNamespace(context.Background(), "applier")

@@ -17,7 +17,7 @@ func (in *Interp) evalArgs(e *env, argExprs []syntax.Expr, kws []*syntax.Keyword
 			if err != nil {
 				return nil, nil, err
 			}
-			items, err := iterate(v, st.Pos())
+			items, err := unpackList(v, st.Pos())
 			if err != nil {
 				return nil, nil, err
 			}

@@ -46,7 +46,7 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 		}
 		src, ok := value.AsDict(v)
 		if !ok {
-			return errorAt(lineOnly(it.Pos()), value.KindType, "only dict and schema can be used ** unpack, got '%s'", v.Type())
+			return errUnpack(v, it.Pos())
 		}
 		for _, ent := range src.Entries() {
 			if err := in.mergeEntry(d, ent.Key, ent.Value, ent.Op, ent.Index, it.Pos()); err != nil {
@@ -118,6 +118,15 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 			return nil
 		}
 		path = []string{kv.String()}
+	}
+	if l := e.locals; l != nil && l.config == d {
+		switch it.Key.(type) {
+		case *syntax.Identifier, *syntax.StringLit:
+			if l.named == nil {
+				l.named = map[string]bool{}
+			}
+			l.named[path[0]] = true
+		}
 	}
 	// a.b.c: v is {a: {b: {c: v}}}, the operation applying to the last key.
 	for i := len(path) - 1; i > 0; i-- {
@@ -197,7 +206,7 @@ func (in *Interp) evalListComp(e *env, x *syntax.ListComp) (value.Value, error) 
 			if err != nil {
 				return err
 			}
-			items, err := iterate(v, st.Pos())
+			items, err := unpackList(v, st.Pos())
 			if err != nil {
 				return err
 			}
@@ -333,10 +342,10 @@ func (in *Interp) forEach(it value.Value, nvars int, pos syntax.Position, fn fun
 			i++
 		}
 		return nil
-	case value.NoneType, value.UndefinedType:
-		return nil
 	}
-	return errorAt(lineOnly(pos), value.KindType, "'%s' object is not iterable", it.Type())
+	// None and Undefined are not iterable either: a comprehension over a
+	// missing option("items") fails instead of yielding nothing.
+	return errorAt(lineOnly(pos), value.KindEvaluation, "'%s' object is not iterable", it.Type())
 }
 
 func (in *Interp) evalQuant(e *env, x *syntax.QuantExpr) (value.Value, error) {

@@ -481,7 +481,7 @@ func (in *Interp) appendListItems(e *env, out []value.Value, elts []syntax.Expr)
 			if err != nil {
 				return nil, err
 			}
-			items, err := iterate(v, x.Pos())
+			items, err := unpackList(v, x.Pos())
 			if err != nil {
 				return nil, err
 			}
@@ -523,9 +523,10 @@ func (in *Interp) appendListIf(e *env, out []value.Value, x *syntax.ListIfItemEx
 	}
 }
 
-// iterate lists the items a for loop or unpacking sees: list elements, dict
-// keys, string characters.
-func iterate(v value.Value, pos syntax.Position) ([]value.Value, error) {
+// unpackList lists the items `*x` adds to a list or call: list elements, dict
+// and schema keys; None and Undefined add nothing. Anything else (a string
+// too) is an error, as the runtime's list_append_unpack.
+func unpackList(v value.Value, pos syntax.Position) ([]value.Value, error) {
 	switch c := v.(type) {
 	case *value.List:
 		return c.Elems, nil
@@ -537,16 +538,16 @@ func iterate(v value.Value, pos syntax.Position) ([]value.Value, error) {
 			out[i] = value.Str(k)
 		}
 		return out, nil
-	case value.Str:
-		var out []value.Value
-		for _, r := range string(c) {
-			out = append(out, value.Str(string(r)))
-		}
-		return out, nil
 	case value.NoneType, value.UndefinedType:
 		return nil, nil
 	}
-	return nil, errorAt(lineOnly(pos), value.KindType, "'%s' object is not iterable", v.Type())
+	return nil, errUnpack(v, pos)
+}
+
+// errUnpack is the runtime's error for `*x` or `**x` on a value that cannot be
+// unpacked; it prints the value itself, as str() would.
+func errUnpack(v value.Value, pos syntax.Position) error {
+	return errorAt(lineOnly(pos), value.KindEvaluation, "only list, dict and schema object can be used with unpack operators * and **, got %s", v.String())
 }
 
 func (in *Interp) evalJoinedString(e *env, x *syntax.JoinedString) (value.Value, error) {

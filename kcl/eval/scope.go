@@ -23,9 +23,12 @@ type env struct {
 // locals is a chain of variable maps.
 type locals struct {
 	vars map[string]value.Value
-	// config is a config literal under construction: its keys are in scope
-	// inside it (`{name = "a", label = name}`).
+	// config is a config literal under construction: the keys written in it
+	// (named) are in scope inside it (`{name = "a", label = name}`); keys
+	// that came in through `**x` are not, as the official resolver binds
+	// names by what the literal spells.
 	config *value.Dict
+	named  map[string]bool
 	// loop marks comprehension and quantifier variables.
 	loop   bool
 	parent *locals
@@ -58,7 +61,7 @@ func (l *locals) get(name string) (value.Value, bool) {
 		if v, ok := s.vars[name]; ok {
 			return v, true
 		}
-		if s.config != nil {
+		if s.config != nil && s.named[name] {
 			if v, ok := s.config.Get(name); ok {
 				return v, true
 			}

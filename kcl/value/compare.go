@@ -205,5 +205,5 @@ func Contains(container, x Value) (bool, error) {
 		s, ok := x.(Str)
 		return ok && c.Config.Has(string(s)), nil
 	}
-	return false, Errorf(KindEvaluation, "argument of type '%s' is not iterable", container.Type())
+	return false, Errorf(KindEvaluation, "TypeError: argument of type '%s' is not iterable", container.Type())
 }

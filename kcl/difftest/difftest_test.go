@@ -9,12 +9,12 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/difftest/oracle"
 )
 
 const testdata = "../testdata"
@@ -110,70 +110,37 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// oracleModules finds (or, when KCL_DIFFTEST=required, installs) the official
-// engine's node_modules directory.
-func oracleModules(t *testing.T) string {
+// oracleServer starts the official engine for the test, or skips the test
+// when it is absent and KCL_DIFFTEST is not "required" (make test sets it, and
+// then a missing engine is installed or the test fails).
+func oracleServer(t testing.TB) *oracle.Server {
 	t.Helper()
 	required := os.Getenv("KCL_DIFFTEST") == "required"
-	skip := func(msg string) string {
-		if required {
-			t.Fatalf("KCL_DIFFTEST=required but %s", msg)
+	modules, err := oracle.Modules(required)
+	if err != nil {
+		if required || !errors.Is(err, oracle.ErrAbsent) {
+			t.Fatalf("KCL_DIFFTEST=%s: %v", os.Getenv("KCL_DIFFTEST"), err)
 		}
-		t.Skipf("differential test skipped: %s (run kcl/hack/oracle.sh to install the official engine)", msg)
-		return ""
+		t.Skipf("differential test skipped: %v", err)
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		return skip("node is not installed")
+	srv, err := oracle.Start(modules)
+	if err != nil {
+		t.Fatal(err)
 	}
-	dir := os.Getenv("KCL_ORACLE_DIR")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".cache", "flux-kcl-controller", "kcl-official")
-	}
-	modules := filepath.Join(dir, "node_modules")
-	pkg := filepath.Join(modules, "@kcl-lang", "lib-linux-x64-gnu", "package.json")
-	if _, err := os.Stat(pkg); err != nil && required {
-		cmd := exec.Command("bash", "../hack/oracle.sh")
-		cmd.Env = append(os.Environ(), "KCL_ORACLE_DIR="+dir)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("installing the official engine: %v\n%s", err, out)
-		}
-	}
-	if _, err := os.Stat(pkg); err != nil {
-		return skip("the official engine is not installed in " + dir)
-	}
-	return modules
+	t.Cleanup(func() { srv.Close() })
+	return srv
 }
 
-type oracleReply struct {
-	YAML  string `json:"yaml"`
-	Log   string `json:"log"`
-	Error string `json:"error"`
-}
-
-func runOracle(t *testing.T, modules string, c testCase) oracleReply {
+func runOracle(t *testing.T, srv *oracle.Server, c testCase) oracle.Reply {
 	t.Helper()
-	type arg struct {
-		Name  string `json:"name"`
-		Value string `json:"value"`
-	}
-	req := struct {
-		WorkDir string   `json:"workDir"`
-		Files   []string `json:"files"`
-		Args    []arg    `json:"args"`
-	}{WorkDir: c.dir, Files: []string{"main.k"}}
+	req := oracle.Request{WorkDir: c.dir, Files: []string{"main.k"}}
 	for _, a := range c.args {
 		name, v, _ := strings.Cut(a, "=")
-		req.Args = append(req.Args, arg{name, argumentJSON(v)})
+		req.Args = append(req.Args, oracle.Arg{Name: name, Value: argumentJSON(v)})
 	}
-	b, _ := json.Marshal(req)
-	out, err := exec.Command("node", "oracle.js", modules, string(b)).Output()
+	r, err := srv.Run(req)
 	if err != nil {
-		t.Fatalf("oracle: %v", err)
-	}
-	var r oracleReply
-	if err := json.Unmarshal(out, &r); err != nil {
-		t.Fatalf("oracle reply %q: %v", out, err)
+		t.Fatal(err)
 	}
 	return r
 }
@@ -197,10 +164,10 @@ func argumentJSON(v string) string {
 }
 
 func TestOracle(t *testing.T) {
-	modules := oracleModules(t)
+	srv := oracleServer(t)
 	for _, c := range cases(t) {
 		t.Run(c.name, func(t *testing.T) {
-			want := runOracle(t, modules, c)
+			want := runOracle(t, srv, c)
 			got := runEngine(c)
 			if want.Error != "" {
 				if got.err == nil {

@@ -1,0 +1,221 @@
+// Package oracle runs KCL programs through the official engine 0.12.1 (the npm
+// add-on, driven by node) for the differential tests: one node process serves
+// many programs, one request a line.
+package oracle
+
+import (
+	"bufio"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+//go:embed oracle.js
+var script []byte
+
+// ErrAbsent means the official engine (or node) is not installed.
+var ErrAbsent = errors.New("the official engine is not installed")
+
+// Modules finds the node_modules directory holding the official engine: in
+// KCL_ORACLE_DIR or the user cache kcl/hack/oracle.sh fills. With install set it
+// runs oracle.sh when the engine is missing.
+func Modules(install bool) (string, error) {
+	if _, err := exec.LookPath("node"); err != nil {
+		return "", fmt.Errorf("%w: node is not on PATH", ErrAbsent)
+	}
+	dir := os.Getenv("KCL_ORACLE_DIR")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".cache", "flux-kcl-controller", "kcl-official")
+	}
+	modules := filepath.Join(dir, "node_modules")
+	pkg := filepath.Join(modules, "@kcl-lang", "lib-linux-x64-gnu", "package.json")
+	if _, err := os.Stat(pkg); err != nil && install {
+		_, self, _, _ := runtime.Caller(0)
+		sh := filepath.Join(filepath.Dir(self), "..", "..", "hack", "oracle.sh")
+		cmd := exec.Command("bash", sh)
+		cmd.Env = append(os.Environ(), "KCL_ORACLE_DIR="+dir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("installing the official engine: %w\n%s", err, out)
+		}
+	}
+	if _, err := os.Stat(pkg); err != nil {
+		return "", fmt.Errorf("%w in %s (run kcl/hack/oracle.sh)", ErrAbsent, dir)
+	}
+	return modules, nil
+}
+
+// Arg is one top-level argument (-D); Value is JSON, as the CLI converts it.
+type Arg struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Request is one program run.
+type Request struct {
+	WorkDir     string   `json:"workDir"`
+	Files       []string `json:"files"`
+	Args        []Arg    `json:"args,omitempty"`
+	SortKeys    bool     `json:"sortKeys,omitempty"`
+	DisableNone bool     `json:"disableNone,omitempty"`
+}
+
+// Reply is what execProgram returned: the YAML, the print() output, or the
+// rendered error.
+type Reply struct {
+	YAML  string `json:"yaml"`
+	Log   string `json:"log"`
+	Error string `json:"error"`
+}
+
+// Server is one node process running oracle.js --serve.
+type Server struct {
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	script string
+}
+
+// Start starts node with the official engine found in modules.
+func Start(modules string) (*Server, error) {
+	f, err := os.CreateTemp("", "kcl-oracle-*.js")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(script); err != nil {
+		f.Close()
+		return nil, err
+	}
+	f.Close()
+	cmd := exec.Command("node", f.Name(), modules, "--serve")
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		os.Remove(f.Name())
+		return nil, fmt.Errorf("starting the oracle: %w", err)
+	}
+	return &Server{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), script: f.Name()}, nil
+}
+
+// Run runs one program.
+func (s *Server) Run(req Request) (Reply, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := json.Marshal(req)
+	if err != nil {
+		return Reply{}, err
+	}
+	if _, err := s.in.Write(append(b, '\n')); err != nil {
+		return Reply{}, fmt.Errorf("oracle: %w", err)
+	}
+	line, err := s.out.ReadBytes('\n')
+	if err != nil {
+		return Reply{}, fmt.Errorf("oracle: %w", err)
+	}
+	var r Reply
+	if err := json.Unmarshal(line, &r); err != nil {
+		return Reply{}, fmt.Errorf("oracle reply %q: %w", line, err)
+	}
+	return r, nil
+}
+
+// Close stops the node process.
+func (s *Server) Close() error {
+	s.in.Close()
+	err := s.cmd.Wait()
+	os.Remove(s.script)
+	return err
+}
+
+// Diagnostic is the first diagnostic of a rendered official error.
+type Diagnostic struct {
+	Kind      string // CompileError, EvaluationError, TypeError, InvalidSyntax...
+	Message   string
+	File      string
+	Line, Col int
+}
+
+var (
+	ansi     = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	header   = regexp.MustCompile(`^(?:error\[\w+\]: )*(\w+)\s*$`)
+	location = regexp.MustCompile(`^\s*--> (.*?):(\d+)(?::(\d+))?\s*$`)
+)
+
+// ParseError reads the kind, the location and the message of the first
+// diagnostic of an error execProgram rendered. A message without the
+// diagnostic frame (a panic text) is returned whole as the Message.
+func ParseError(text string) Diagnostic {
+	lines := strings.Split(ansi.ReplaceAllString(text, ""), "\n")
+	var d Diagnostic
+	i := 0
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	if i < len(lines) {
+		if m := header.FindStringSubmatch(lines[i]); m != nil {
+			d.Kind = m[1]
+			i++
+		}
+	}
+	if d.Kind == "" {
+		d.Message = strings.TrimSpace(strings.Join(lines[i:], "\n"))
+		return d
+	}
+	if i < len(lines) {
+		if m := location.FindStringSubmatch(lines[i]); m != nil {
+			d.File = m[1]
+			fmt.Sscan(m[2], &d.Line)
+			if m[3] != "" {
+				fmt.Sscan(m[3], &d.Col)
+			}
+			i++
+		}
+	}
+	// The frame: "  |", "N | source", "  |   ^ message", "  |"; a frame-less
+	// diagnostic has the message on the next line.
+	var msg []string
+	sawSource := false
+	for ; i < len(lines); i++ {
+		l := lines[i]
+		if strings.TrimSpace(l) == "" || header.MatchString(l) {
+			break
+		}
+		t := strings.TrimLeft(l, " ")
+		if len(t) > 0 && t[0] >= '0' && t[0] <= '9' {
+			sawSource = true
+			continue
+		}
+		if !strings.HasPrefix(t, "|") {
+			msg = append(msg, strings.TrimSpace(l))
+			continue
+		}
+		if sawSource {
+			rest := strings.TrimPrefix(t, "|")
+			rest = strings.TrimLeft(rest, " ")
+			rest = strings.TrimLeft(rest, "^")
+			rest = strings.TrimSpace(rest)
+			if rest != "" {
+				msg = append(msg, rest)
+			}
+		}
+	}
+	d.Message = strings.Join(msg, "\n")
+	return d
+}

@@ -1,0 +1,16 @@
+package gen
+
+import (
+	"flag"
+	"fmt"
+	"testing"
+)
+
+var printSeed = flag.Int64("print", -1, "print the program of this seed")
+
+func TestPrint(t *testing.T) {
+	if *printSeed < 0 {
+		t.Skip("-print not given")
+	}
+	fmt.Print(New(*printSeed, Options{Broken: 0.1}).Source())
+}

@@ -64,6 +64,24 @@ func unsupportedBinOp(op string, a, b Value) *Error {
 }
 
 // intOverflow reports the exact result the way the runtime does.
+// shiftI128 is the value the runtime reports for a shift count out of range:
+// (a as i128) << (b as u32), which wraps the count to 7 bits and the result
+// to 128 bits.
+func shiftI128(a, b int64, left bool) *big.Int {
+	n := uint(uint32(b) & 127)
+	x := big.NewInt(a)
+	if !left {
+		return x.Rsh(x, n)
+	}
+	x.Lsh(x, n)
+	mod := new(big.Int).Lsh(big.NewInt(1), 128)
+	x.Mod(x, mod)
+	if x.Cmp(new(big.Int).Rsh(mod, 1)) >= 0 {
+		x.Sub(x, mod)
+	}
+	return x
+}
+
 func intOverflow(exact *big.Int, bits int) *Error {
 	return Errorf(KindEvaluation, "%s: A %d bit integer overflow", exact.String(), bits)
 }
@@ -297,19 +315,15 @@ func intBinary(t *Thread, op BinOp, a, b int64) (Value, error) {
 		}
 		return exact(func(z, x, y *big.Int) *big.Int { return z.Exp(x, y, nil) })
 	case LShift:
-		if b < 0 {
-			return nil, Errorf(KindEvaluation, "negative shift count")
+		// The runtime checks only the shift count (Rust's checked_shl): a count
+		// in [0, 63] wraps the bits shifted out, as i64 << does.
+		if b < 0 || b >= 64 {
+			return nil, intOverflow(shiftI128(a, b, true), 64)
 		}
-		if b >= 64 {
-			return nil, intOverflow(new(big.Int).Lsh(big.NewInt(a), uint(min(b, 128))), 64)
-		}
-		return exact(func(z, x, y *big.Int) *big.Int { return z.Lsh(x, uint(b)) })
+		return Int(a << uint(b)), nil
 	case RShift:
-		if b < 0 {
-			return nil, Errorf(KindEvaluation, "negative shift count")
-		}
-		if b >= 64 {
-			return nil, intOverflow(new(big.Int).Rsh(big.NewInt(a), uint(b)), 64)
+		if b < 0 || b >= 64 {
+			return nil, intOverflow(shiftI128(a, b, false), 64)
 		}
 		return Int(a >> uint(b)), nil
 	case BitAnd:

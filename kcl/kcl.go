@@ -71,6 +71,8 @@ type Error struct {
 	Note    string // optional hint, printed as "note: ..." after the diagnostic
 	// Labels are further locations of the error (a declaration, a failed check).
 	Labels []Label
+	// Also are further errors reported with this one, in order.
+	Also []*Error
 }
 
 // Label is a secondary location of an Error.

@@ -196,6 +196,11 @@ func toError(err error, root string) error {
 		for _, l := range ee.Labels {
 			ke.Labels = append(ke.Labels, Label{File: relFile(l.Pos.File), Line: l.Pos.Line, Col: l.Pos.Col, Message: l.Msg})
 		}
+		for _, a := range ee.Also {
+			if ae, ok := toError(a, root).(*Error); ok {
+				ke.Also = append(ke.Also, ae)
+			}
+		}
 		return ke
 	}
 	var se *syntax.Error

@@ -31,6 +31,9 @@ type Error struct {
 	Labels []Label
 	// Note is an optional hint printed after the diagnostic.
 	Note string
+	// Also are further errors reported with this one (the static pass
+	// reports every error it finds, as the official engine does).
+	Also []*Error
 	// Detail is the message runtime.catch() returns, when it differs from Msg.
 	Detail string
 	// args describes an argument count or keyword mismatch, which the call

@@ -118,6 +118,9 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 	if err := in.applyOverrides(mainPkg); err != nil {
 		return nil, err
 	}
+	if err := in.resolveProgram(mainPkg); err != nil {
+		return nil, err
+	}
 	if err := in.evalPackage(mainPkg); err != nil {
 		return nil, err
 	}

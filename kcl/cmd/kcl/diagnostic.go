@@ -80,6 +80,9 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 	if e.Note != "" {
 		fmt.Fprintf(&b, "note: %s\n", e.Note)
 	}
+	for _, a := range e.Also {
+		b.WriteString(renderDiagnostic(a, workDir))
+	}
 	return b.String()
 }
 

@@ -1,0 +1,76 @@
+package eval
+
+import (
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/modules"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/resolve"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// resolveProgram loads every package the main package imports, transitively,
+// and runs the static pass over them before anything is evaluated, as the
+// official engine does: a program it refuses is refused before it prints.
+func (in *Interp) resolveProgram(mainPkg *pkgState) error {
+	prog := &resolve.Program{Packages: map[string]*resolve.Package{}}
+	pkgs := map[*pkgState]*resolve.Package{}
+	var queue []*pkgState
+	get := func(p *pkgState) *resolve.Package {
+		if rp, ok := pkgs[p]; ok {
+			return rp
+		}
+		rp := &resolve.Package{Path: p.path}
+		pkgs[p] = rp
+		prog.Packages[p.path] = rp
+		queue = append(queue, p)
+		return rp
+	}
+	prog.Main = get(mainPkg)
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		rp := pkgs[p]
+		for _, f := range p.files {
+			rf := &resolve.File{Module: f.mod, Body: f.body, Imports: map[*syntax.ImportStmt]*resolve.Package{}}
+			rp.Files = append(rp.Files, rf)
+			for _, s := range f.body {
+				imp, ok := s.(*syntax.ImportStmt)
+				if !ok {
+					continue
+				}
+				raw := imp.RawPath
+				if raw == "" && imp.Path != nil {
+					raw = imp.Path.Value
+				}
+				if strings.HasPrefix(raw, "kcl_plugin.") {
+					continue
+				}
+				if _, ok := modules.Load(raw); ok && !strings.HasPrefix(raw, ".") {
+					continue
+				}
+				dep, err := in.loadImport(f, raw, imp.Pos())
+				if err != nil {
+					return err
+				}
+				rf.Imports[imp] = get(dep)
+			}
+		}
+	}
+	diags := resolve.Check(prog)
+	if len(diags) == 0 {
+		return nil
+	}
+	first := diagnosticError(diags[0])
+	for _, d := range diags[1:] {
+		first.Also = append(first.Also, diagnosticError(d))
+	}
+	return first
+}
+
+func diagnosticError(d *resolve.Diagnostic) *Error {
+	e := &Error{Kind: d.Kind, Msg: d.Messages[0].Msg, Pos: d.Messages[0].Pos, Note: d.Note}
+	for _, m := range d.Messages[1:] {
+		e.Labels = append(e.Labels, Label{Pos: m.Pos, Msg: m.Msg})
+	}
+	return e
+}

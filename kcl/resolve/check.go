@@ -1,0 +1,631 @@
+package resolve
+
+import (
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+type resolver struct {
+	prog    *Program
+	infos   map[*Package]*pkgInfo
+	visited map[*Package]bool
+	diags   []*Diagnostic
+
+	// The statement being checked.
+	pkg    *pkgInfo
+	file   *File
+	local  *scope      // innermost local scope; nil at the top level
+	schema *schemaInfo // enclosing schema or rule
+	depth  int         // expression nesting, bounded against hostile input
+}
+
+// maxDepth bounds the nesting the pass follows; the parser bounds it first.
+const maxDepth = 2000
+
+// declare collects a package's global names and schemas.
+func (r *resolver) declare(p *Package) {
+	pi := &pkgInfo{pkg: p, globals: map[string]*symbol{}}
+	r.infos[p] = pi
+	// Imports are package-wide in the official resolver.
+	for _, f := range p.Files {
+		for _, s := range f.Body {
+			if imp, ok := s.(*syntax.ImportStmt); ok {
+				sym := &symbol{kind: symModule, pos: imp.Pos(), module: f.Imports[imp]}
+				raw := imp.RawPath
+				if raw == "" && imp.Path != nil {
+					raw = imp.Path.Value
+				}
+				if sym.module == nil {
+					if _, ok := systemModules[raw]; ok {
+						sym.system = raw
+					}
+				}
+				pi.define(imp.Name, sym)
+			}
+		}
+	}
+	var walk func(f *File, stmts []syntax.Stmt)
+	walk = func(f *File, stmts []syntax.Stmt) {
+		for _, s := range stmts {
+			switch s := s.(type) {
+			case *syntax.SchemaStmt:
+				if s.Name == nil {
+					continue
+				}
+				si := &schemaInfo{name: s.Name.Value, pkg: p, file: f, stmt: s, isMixin: s.IsMixin, attrs: map[string]bool{}}
+				for _, n := range bodyNames(s.Body, nil) {
+					si.attrs[n] = true
+				}
+				pi.define(s.Name.Value, &symbol{kind: symSchema, pos: s.Name.Pos(), schema: si})
+			case *syntax.RuleStmt:
+				if s.Name == nil {
+					continue
+				}
+				si := &schemaInfo{name: s.Name.Value, pkg: p, file: f, rule: s, isRule: true, attrs: map[string]bool{}}
+				pi.define(s.Name.Value, &symbol{kind: symSchema, pos: s.Name.Pos(), schema: si})
+			case *syntax.TypeAliasStmt:
+				if s.TypeName != nil {
+					pi.define(s.TypeName.Name(), &symbol{kind: symTypeAlias, pos: s.TypeName.Pos()})
+				}
+			case *syntax.IfStmt:
+				walk(f, s.Body)
+				walk(f, s.Orelse)
+			default:
+				for _, n := range bodyNames([]syntax.Stmt{s}, nil) {
+					pi.define(n, &symbol{kind: symVariable, pos: s.Pos()})
+				}
+			}
+		}
+	}
+	for _, f := range p.Files {
+		walk(f, f.Body)
+	}
+}
+
+// checkInheritance links schemas to their parents, mixins and protocols.
+func (r *resolver) checkInheritance() {
+	for _, pi := range r.infos {
+		for _, sym := range pi.globals {
+			if sym.kind != symSchema {
+				continue
+			}
+			si := sym.schema
+			if si.stmt != nil {
+				si.parent = r.schemaByIdent(pi, si.stmt.ParentName)
+				si.protocol = r.schemaByIdent(pi, si.stmt.ForHostName)
+				for _, m := range si.stmt.Mixins {
+					if ms := r.schemaByIdent(pi, m); ms != nil {
+						si.mixins = append(si.mixins, ms)
+					}
+				}
+			} else if si.rule != nil {
+				si.protocol = r.schemaByIdent(pi, si.rule.ForHostName)
+			}
+		}
+	}
+	// Break inheritance cycles so that walks up the chain end.
+	for _, pi := range r.infos {
+		for _, sym := range pi.globals {
+			if sym.kind == symSchema {
+				breakCycle(sym.schema)
+			}
+		}
+	}
+}
+
+func breakCycle(s *schemaInfo) {
+	seen := map[*schemaInfo]bool{}
+	for cur := s; cur != nil; cur = cur.parent {
+		if seen[cur.parent] {
+			cur.parent = nil
+			return
+		}
+		seen[cur] = true
+	}
+}
+
+// schemaByIdent finds the schema a (possibly package-qualified) name denotes.
+func (r *resolver) schemaByIdent(pi *pkgInfo, id *syntax.Identifier) *schemaInfo {
+	if id == nil || len(id.Names) == 0 {
+		return nil
+	}
+	sym := pi.globals[id.Names[0].Value]
+	for _, n := range id.Names[1:] {
+		if sym == nil || sym.kind != symModule || sym.module == nil {
+			return nil
+		}
+		target := r.infos[sym.module]
+		if target == nil {
+			return nil
+		}
+		sym = target.globals[n.Value]
+	}
+	if sym == nil || sym.kind != symSchema {
+		return nil
+	}
+	return sym.schema
+}
+
+func (r *resolver) checkBodies(p *Package) {
+	r.pkg = r.infos[p]
+	for _, f := range p.Files {
+		r.file = f
+		r.stmts(f.Body)
+	}
+}
+
+func (r *resolver) stmts(stmts []syntax.Stmt) {
+	for _, s := range stmts {
+		r.stmt(s)
+	}
+}
+
+func (r *resolver) stmt(s syntax.Stmt) {
+	switch s := s.(type) {
+	case *syntax.AssignStmt:
+		for _, t := range s.Targets {
+			r.target(t)
+		}
+		r.typ(s.Ty)
+		r.expr(s.Value)
+	case *syntax.AugAssignStmt:
+		r.target(s.Target)
+		r.expr(s.Value)
+	case *syntax.UnificationStmt:
+		if s.Value != nil {
+			r.expr(s.Value)
+		}
+	case *syntax.TypeAliasStmt:
+		r.typ(s.Ty)
+	case *syntax.ExprStmt:
+		for _, e := range s.Exprs {
+			r.expr(e)
+		}
+	case *syntax.AssertStmt:
+		r.expr(s.Test)
+		r.expr(s.IfCond)
+		r.expr(s.Msg)
+	case *syntax.IfStmt:
+		r.expr(s.Cond)
+		r.stmts(s.Body)
+		r.stmts(s.Orelse)
+	case *syntax.SchemaAttr:
+		r.typ(s.Ty)
+		r.expr(s.Value)
+	case *syntax.SchemaStmt:
+		r.schemaStmt(s)
+	case *syntax.RuleStmt:
+		r.ruleStmt(s)
+	}
+}
+
+func (r *resolver) target(t *syntax.Target) {
+	if t == nil {
+		return
+	}
+	for _, p := range t.Paths {
+		if p.Index != nil {
+			r.expr(p.Index)
+		}
+	}
+}
+
+func (r *resolver) lookupSchema(name *syntax.Name) *schemaInfo {
+	if name == nil {
+		return nil
+	}
+	if sym := r.pkg.globals[name.Value]; sym != nil && sym.kind == symSchema {
+		return sym.schema
+	}
+	return nil
+}
+
+func (r *resolver) schemaStmt(s *syntax.SchemaStmt) {
+	si := r.lookupSchema(s.Name)
+	if si == nil || si.stmt != s {
+		return
+	}
+	if s.ParentName != nil {
+		r.ident(s.ParentName)
+	}
+	if s.ForHostName != nil {
+		r.ident(s.ForHostName)
+	}
+	for _, m := range s.Mixins {
+		r.ident(m)
+	}
+	prevLocal, prevSchema := r.local, r.schema
+	sc := &scope{parent: r.local}
+	r.arguments(s.Args, sc)
+	if sig := s.IndexSignature; sig != nil {
+		r.typ(sig.KeyTy)
+		r.typ(sig.ValueTy)
+		if sig.KeyName != nil {
+			sc.define(sig.KeyName.Value)
+		}
+		r.local = sc
+		r.expr(sig.Value)
+		r.local = prevLocal
+	}
+	for _, n := range bodyNames(s.Body, nil) {
+		sc.define(n)
+	}
+	r.local, r.schema = sc, si
+	r.stmts(s.Body)
+	for _, c := range s.Checks {
+		r.expr(c.Test)
+		r.expr(c.IfCond)
+		r.expr(c.Msg)
+	}
+	r.local, r.schema = prevLocal, prevSchema
+}
+
+func (r *resolver) ruleStmt(s *syntax.RuleStmt) {
+	si := r.lookupSchema(s.Name)
+	if si == nil || si.rule != s {
+		return
+	}
+	for _, p := range s.ParentRules {
+		r.ident(p)
+	}
+	if s.ForHostName != nil {
+		r.ident(s.ForHostName)
+	}
+	prevLocal, prevSchema := r.local, r.schema
+	sc := &scope{parent: r.local}
+	r.arguments(s.Args, sc)
+	r.local, r.schema = sc, si
+	for _, c := range s.Checks {
+		r.expr(c.Test)
+		r.expr(c.IfCond)
+		r.expr(c.Msg)
+	}
+	r.local, r.schema = prevLocal, prevSchema
+}
+
+// arguments checks parameter types and defaults in the enclosing scope and
+// defines the parameters in sc.
+func (r *resolver) arguments(args *syntax.Arguments, sc *scope) {
+	if args == nil {
+		return
+	}
+	for i, a := range args.Args {
+		if i < len(args.TyList) {
+			r.typ(args.TyList[i])
+		}
+		if i < len(args.Defaults) {
+			r.expr(args.Defaults[i])
+		}
+		if a != nil && len(a.Names) > 0 {
+			sc.define(a.Names[0].Value)
+		}
+	}
+}
+
+func (r *resolver) typ(t syntax.Type) {
+	switch t := t.(type) {
+	case *syntax.NamedType:
+		if t.Identifier != nil {
+			r.typeName(t.Identifier)
+		}
+	case *syntax.ListType:
+		r.typ(t.InnerType)
+	case *syntax.DictType:
+		r.typ(t.KeyType)
+		r.typ(t.ValueType)
+	case *syntax.UnionType:
+		for _, e := range t.TypeElements {
+			r.typ(e)
+		}
+	case *syntax.FunctionType:
+		for _, p := range t.ParamsTy {
+			r.typ(p)
+		}
+		r.typ(t.RetTy)
+	}
+}
+
+// typeName checks the name of a schema or type alias used as a type.
+func (r *resolver) typeName(id *syntax.Identifier) {
+	if len(id.Names) == 0 {
+		return
+	}
+	first := id.Names[0].Value
+	if len(id.Names) == 1 {
+		if r.pkg.globals[first] != nil || builtinSet[first] || r.localHas(first) {
+			return
+		}
+		r.undefined(id.Names[0].Value, id.Pos())
+		return
+	}
+	// A qualified type: the member must exist in a user module.
+	sym := r.pkg.globals[first]
+	if sym == nil && r.localHas(first) {
+		return
+	}
+	if sym == nil {
+		r.undefined(first, id.Pos())
+		return
+	}
+	if sym.system != "" {
+		return // system modules also export types (units.NumberMultiplier)
+	}
+	r.moduleMembers(sym, id)
+}
+
+func (r *resolver) localHas(name string) bool {
+	for sc := r.local; sc != nil; sc = sc.parent {
+		if sc.names[name] {
+			return true
+		}
+	}
+	return false
+}
+
+// ident checks a loaded identifier, `a` or `a.b.c`.
+func (r *resolver) ident(id *syntax.Identifier) {
+	if id == nil || len(id.Names) == 0 || id.Ctx == syntax.Store {
+		return
+	}
+	first := id.Names[0].Value
+	if r.localHas(first) {
+		return
+	}
+	if s := r.schema; s != nil && s.hasAttr(first) {
+		return
+	}
+	sym := r.pkg.globals[first]
+	if sym == nil {
+		if builtinSet[first] {
+			return
+		}
+		if s := r.schema; s != nil {
+			// Mixins and rules keep some dynamic lookups: a lower-case
+			// name in a mixin may be an attribute of its host.
+			if s.isRule || (s.isMixin && !startsUpper(first)) {
+				return
+			}
+		}
+		r.undefined(first, id.Pos())
+		return
+	}
+	if len(id.Names) > 1 {
+		r.moduleMembers(sym, id)
+	}
+}
+
+func startsUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
+
+// moduleMembers checks the member of `mod.member` when mod is a module.
+func (r *resolver) moduleMembers(sym *symbol, id *syntax.Identifier) {
+	if sym.kind != symModule || len(id.Names) < 2 {
+		return
+	}
+	member := id.Names[1].Value
+	var modName string
+	switch {
+	case sym.module != nil:
+		target := r.infos[sym.module]
+		if target == nil || target.globals[member] != nil {
+			return
+		}
+		modName = sym.module.Path
+	case sym.system != "":
+		if systemMembers[sym.system][member] {
+			return
+		}
+		modName = sym.system
+	default:
+		return // plugin
+	}
+	r.report(KindType, id.Pos(), "attribute '%s' not found in 'module '%s''", member, modName)
+}
+
+// undefined reports a name that no scope defines, with suggestions.
+func (r *resolver) undefined(name string, pos syntax.Position) {
+	cands := append([]string(nil), builtinNames...)
+	cands = append(cands, r.pkg.order...)
+	var locals [][]string
+	for sc := r.local; sc != nil; sc = sc.parent {
+		locals = append(locals, sc.order)
+	}
+	for i := len(locals) - 1; i >= 0; i-- {
+		cands = append(cands, locals[i]...)
+	}
+	r.report(KindCompile, pos, "name '%s' is not defined%s", strings.ReplaceAll(name, "@", ""), suggestionText(suggestions(name, cands)))
+}
+
+func (r *resolver) exprs(es []syntax.Expr) {
+	for _, e := range es {
+		r.expr(e)
+	}
+}
+
+func (r *resolver) expr(e syntax.Expr) {
+	if e == nil {
+		return
+	}
+	r.depth++
+	defer func() { r.depth-- }()
+	if r.depth > maxDepth {
+		return
+	}
+	switch e := e.(type) {
+	case *syntax.Identifier:
+		r.ident(e)
+	case *syntax.UnaryExpr:
+		r.expr(e.Operand)
+	case *syntax.BinaryExpr:
+		r.expr(e.Left)
+		r.expr(e.Right)
+	case *syntax.IfExpr:
+		r.expr(e.Cond)
+		r.expr(e.Body)
+		r.expr(e.Orelse)
+	case *syntax.SelectorExpr:
+		r.expr(e.Value)
+	case *syntax.CallExpr:
+		r.expr(e.Func)
+		r.exprs(e.Args)
+		for _, k := range e.Keywords {
+			r.expr(k.Value)
+		}
+	case *syntax.ParenExpr:
+		r.expr(e.Expr)
+	case *syntax.QuantExpr:
+		r.expr(e.Target)
+		r.withScope(func(sc *scope) {
+			for _, v := range e.Variables {
+				if v != nil && len(v.Names) > 0 {
+					sc.define(v.Names[0].Value)
+				}
+			}
+			r.expr(e.Test)
+			r.expr(e.IfCond)
+		})
+	case *syntax.ListExpr:
+		r.exprs(e.Elts)
+	case *syntax.ListIfItemExpr:
+		r.expr(e.IfCond)
+		r.exprs(e.Exprs)
+		r.expr(e.Orelse)
+	case *syntax.StarredExpr:
+		r.expr(e.Value)
+	case *syntax.ListComp:
+		r.withScope(func(sc *scope) {
+			r.generators(e.Generators, sc)
+			r.expr(e.Elt)
+		})
+	case *syntax.DictComp:
+		r.withScope(func(sc *scope) {
+			r.generators(e.Generators, sc)
+			if e.Entry != nil {
+				r.expr(e.Entry.Key)
+				r.expr(e.Entry.Value)
+			}
+		})
+	case *syntax.ConfigIfEntryExpr:
+		r.expr(e.IfCond)
+		r.configEntries(e.Items)
+		r.expr(e.Orelse)
+	case *syntax.SchemaExpr:
+		if e.Name != nil {
+			r.ident(e.Name)
+		}
+		r.exprs(e.Args)
+		for _, k := range e.Kwargs {
+			r.expr(k.Value)
+		}
+		r.expr(e.Config)
+	case *syntax.ConfigExpr:
+		r.withScope(func(sc *scope) {
+			// Keys are visible to the config's values (the official
+			// resolver binds them as it goes; binding them first only
+			// accepts more).
+			defineConfigKeys(e.Items, sc)
+			r.configEntries(e.Items)
+		})
+	case *syntax.CheckExpr:
+		r.expr(e.Test)
+		r.expr(e.IfCond)
+		r.expr(e.Msg)
+	case *syntax.LambdaExpr:
+		r.withScope(func(sc *scope) {
+			r.arguments(e.Args, sc)
+			for _, n := range bodyNames(e.Body, nil) {
+				sc.define(n)
+			}
+			r.typ(e.ReturnTy)
+			r.stmts(e.Body)
+		})
+	case *syntax.Subscript:
+		r.expr(e.Value)
+		r.expr(e.Index)
+		r.expr(e.Lower)
+		r.expr(e.Upper)
+		r.expr(e.Step)
+	case *syntax.Keyword:
+		r.expr(e.Value)
+	case *syntax.Compare:
+		r.expr(e.Left)
+		r.exprs(e.Comparators)
+	case *syntax.JoinedString:
+		r.exprs(e.Values)
+	case *syntax.FormattedValue:
+		r.expr(e.Value)
+	}
+}
+
+func (r *resolver) withScope(f func(sc *scope)) {
+	prev := r.local
+	sc := &scope{parent: prev}
+	r.local = sc
+	f(sc)
+	r.local = prev
+}
+
+func (r *resolver) generators(gens []*syntax.CompClause, sc *scope) {
+	for _, g := range gens {
+		if g == nil {
+			continue
+		}
+		r.expr(g.Iter)
+		for _, t := range g.Targets {
+			if t != nil && len(t.Names) > 0 {
+				sc.define(t.Names[0].Value)
+			}
+		}
+		r.exprs(g.Ifs)
+	}
+}
+
+func defineConfigKeys(items []*syntax.ConfigEntry, sc *scope) {
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		switch k := it.Key.(type) {
+		case *syntax.Identifier:
+			if len(k.Names) > 0 {
+				sc.define(k.Names[0].Value)
+			}
+		case *syntax.StringLit:
+			sc.define(k.Value)
+		case nil:
+			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+				for ie != nil {
+					defineConfigKeys(ie.Items, sc)
+					switch o := ie.Orelse.(type) {
+					case *syntax.ConfigIfEntryExpr:
+						ie = o
+						continue
+					case *syntax.ConfigExpr:
+						defineConfigKeys(o.Items, sc)
+					}
+					ie = nil
+				}
+			}
+		}
+	}
+}
+
+func (r *resolver) configEntries(items []*syntax.ConfigEntry) {
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		switch k := it.Key.(type) {
+		case *syntax.Identifier, *syntax.StringLit, nil:
+		case *syntax.Subscript:
+			// `arr[0] = v` edits the list attribute arr; any other
+			// subscript key is an expression.
+			if _, ok := k.Index.(*syntax.NumberLit); !ok {
+				r.expr(k)
+			}
+		default:
+			r.expr(k)
+		}
+		r.expr(it.Value)
+	}
+}

@@ -1,0 +1,123 @@
+// Package resolve is the static pass between syntax and eval, in the manner of
+// starlark-go's resolve package: before anything runs, it binds every name of a
+// program to its scope and reports what the official KCL resolver reports —
+// undefined names (with its "did you mean" suggestions), unknown members of
+// modules, circular schema inheritance — so that a program the official
+// engine refuses is refused here too, even when the faulty code never runs.
+//
+// The pass is deliberately conservative: where the official rules are not
+// modelled, a name or type is taken as valid. A program the official engine
+// accepts must never be rejected here.
+package resolve
+
+import (
+	"fmt"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// Error kinds, spelled as the official engine prints them.
+const (
+	KindCompile = "CompileError"
+	KindType    = "TypeError"
+)
+
+// Program is every package of a run: the main package and what it imports,
+// transitively.
+type Program struct {
+	Main *Package
+	// Packages holds every package by path, the main one included.
+	Packages map[string]*Package
+}
+
+// Package is one KCL package.
+type Package struct {
+	Path  string // "__main__" or the dotted import path
+	Files []*File
+}
+
+// File is one parsed file of a package.
+type File struct {
+	Module *syntax.Module
+	// Body is the statements to check (Module.Body, or the evaluator's
+	// per-run copy after merging configs of the main package).
+	Body []syntax.Stmt
+	// Imports maps each import statement of the file to the package it names;
+	// nil for system and plugin modules.
+	Imports map[*syntax.ImportStmt]*Package
+}
+
+// Message is one located line of a diagnostic.
+type Message struct {
+	Pos syntax.Position
+	Msg string
+}
+
+// Diagnostic is one error the official resolver would report: the first
+// message is the error, further ones point at related places.
+type Diagnostic struct {
+	Kind     string
+	Messages []Message
+	Note     string
+}
+
+func (d *Diagnostic) Error() string {
+	m := d.Messages[0]
+	return fmt.Sprintf("%s: %s: %s", d.Kind, m.Pos, m.Msg)
+}
+
+// maxDiagnostics bounds the report of a hostile program.
+const maxDiagnostics = 100
+
+// Check resolves a program and returns its diagnostics in the order the
+// official resolver finds them (imported packages before their importers).
+func Check(prog *Program) []*Diagnostic {
+	r := &resolver{prog: prog, infos: map[*Package]*pkgInfo{}}
+	for _, p := range sortedPackages(prog) {
+		r.declare(p)
+	}
+	r.checkInheritance()
+	r.visited = map[*Package]bool{}
+	r.checkPackage(prog.Main, 0)
+	return r.diags
+}
+
+// sortedPackages lists the packages in a fixed order: main first, then by path.
+func sortedPackages(prog *Program) []*Package {
+	out := []*Package{prog.Main}
+	var rest []string
+	for path, p := range prog.Packages {
+		if p != prog.Main {
+			rest = append(rest, path)
+		}
+	}
+	sortStrings(rest)
+	for _, path := range rest {
+		out = append(out, prog.Packages[path])
+	}
+	return out
+}
+
+func (r *resolver) checkPackage(p *Package, depth int) {
+	if p == nil || r.visited[p] || depth > 1000 {
+		return
+	}
+	r.visited[p] = true
+	// The official resolver checks what a package imports before the package.
+	for _, f := range p.Files {
+		for _, s := range f.Body {
+			if imp, ok := s.(*syntax.ImportStmt); ok {
+				r.checkPackage(f.Imports[imp], depth+1)
+			}
+		}
+	}
+	r.checkBodies(p)
+}
+
+func (r *resolver) report(kind string, pos syntax.Position, format string, args ...any) *Diagnostic {
+	d := &Diagnostic{Kind: kind, Messages: []Message{{Pos: pos, Msg: fmt.Sprintf(format, args...)}}}
+	if len(r.diags) < maxDiagnostics {
+		r.diags = append(r.diags, d)
+	}
+	return d
+}

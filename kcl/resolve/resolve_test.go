@@ -1,0 +1,111 @@
+package resolve_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl"
+)
+
+// chunk is one program of a testdata file with the errors it must raise.
+type chunk struct {
+	name string
+	src  string
+	want []wantError
+}
+
+type wantError struct {
+	line int
+	msg  string
+}
+
+var wantRE = regexp.MustCompile(`### (.*)$`)
+
+// readChunks splits a testdata file into programs, as starlark-go's
+// testdata files are split: '---' lines separate chunks, a '### text'
+// comment expects an error on its line whose message contains text.
+func readChunks(t testing.TB, path string) []chunk {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []chunk
+	line := 1
+	for i, src := range strings.Split(string(b), "\n---\n") {
+		c := chunk{name: fmt.Sprintf("%s:%d", filepath.Base(path), line), src: src + "\n"}
+		for n, l := range strings.Split(src, "\n") {
+			if m := wantRE.FindStringSubmatch(l); m != nil {
+				c.want = append(c.want, wantError{line: n + 1, msg: strings.TrimSpace(m[1])})
+			}
+		}
+		line += strings.Count(src, "\n") + 2
+		_ = i
+		out = append(out, c)
+	}
+	return out
+}
+
+// run compiles src through the engine's entry point.
+func run(t testing.TB, src string) (*kcl.Result, error) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.k"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return kcl.Run(context.Background(), kcl.Options{WorkDir: dir, Files: []string{"main.k"}})
+}
+
+func allErrors(e *kcl.Error) []*kcl.Error {
+	out := []*kcl.Error{e}
+	for _, a := range e.Also {
+		out = append(out, allErrors(a)...)
+	}
+	return out
+}
+
+func TestResolve(t *testing.T) {
+	files, err := filepath.Glob("testdata/*.k")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no testdata: %v", err)
+	}
+	for _, f := range files {
+		for _, c := range readChunks(t, f) {
+			t.Run(c.name, func(t *testing.T) {
+				_, err := run(t, c.src)
+				if len(c.want) == 0 {
+					if err != nil {
+						t.Fatalf("unexpected error: %v", err)
+					}
+					return
+				}
+				var ke *kcl.Error
+				if !errors.As(err, &ke) {
+					t.Fatalf("want errors %v, got %v", c.want, err)
+				}
+				got := allErrors(ke)
+				for _, w := range c.want {
+					found := false
+					for _, g := range got {
+						if g.Line == w.line && strings.Contains(g.Message, w.msg) {
+							found = true
+						}
+					}
+					if !found {
+						t.Errorf("line %d: no error containing %q; got:", w.line, w.msg)
+						for _, g := range got {
+							t.Errorf("  %d:%d %s: %s", g.Line, g.Col, g.Kind, g.Message)
+						}
+					}
+				}
+				if len(got) != len(c.want) {
+					t.Errorf("got %d errors, want %d", len(got), len(c.want))
+				}
+			})
+		}
+	}
+}

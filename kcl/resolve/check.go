@@ -18,6 +18,8 @@ type resolver struct {
 	local  *scope      // innermost local scope; nil at the top level
 	schema *schemaInfo // enclosing schema or rule
 	depth  int         // expression nesting, bounded against hostile input
+	// assigned are the package's globals assigned so far in the walk.
+	assigned map[string]syntax.Position
 }
 
 // maxDepth bounds the nesting the pass follows; the parser bounds it first.
@@ -148,7 +150,9 @@ func (r *resolver) schemaByIdent(pi *pkgInfo, id *syntax.Identifier) *schemaInfo
 }
 
 func (r *resolver) checkBodies(p *Package) {
+	r.checkGlobals(p)
 	r.pkg = r.infos[p]
+	r.assigned = map[string]syntax.Position{}
 	for _, f := range p.Files {
 		r.file = f
 		r.stmts(f.Body)
@@ -166,10 +170,18 @@ func (r *resolver) stmt(s syntax.Stmt) {
 	case *syntax.AssignStmt:
 		for _, t := range s.Targets {
 			r.target(t)
+			if r.local == nil && t != nil && t.Name != nil {
+				if _, seen := r.assigned[t.Name.Value]; !seen {
+					r.assigned[t.Name.Value] = t.Pos()
+				}
+			}
 		}
 		r.typ(s.Ty)
 		r.expr(s.Value)
 	case *syntax.AugAssignStmt:
+		if r.local == nil {
+			r.augAssign(s)
+		}
 		r.target(s.Target)
 		r.expr(s.Value)
 	case *syntax.UnificationStmt:

@@ -20,6 +20,12 @@ type resolver struct {
 	depth  int         // expression nesting, bounded against hostile input
 	// assigned are the package's globals assigned so far in the walk.
 	assigned map[string]syntax.Position
+	// varTypes are the types of the package's globals known so far;
+	// assignCount counts their assignments (only a global assigned once
+	// has a type here).
+	varTypes    map[string]*typ
+	assignCount map[string]int
+	schemaScope *scope // the scope of the enclosing schema's body
 }
 
 // maxDepth bounds the nesting the pass follows; the parser bounds it first.
@@ -59,6 +65,12 @@ func (r *resolver) declare(p *Package) {
 				for _, n := range bodyNames(s.Body, nil) {
 					si.attrs[n] = true
 				}
+				si.declared = map[string]*syntax.SchemaAttr{}
+				for _, b := range s.Body {
+					if a, ok := b.(*syntax.SchemaAttr); ok && a.Name != nil && si.declared[a.Name.Value] == nil {
+						si.declared[a.Name.Value] = a
+					}
+				}
 				pi.define(s.Name.Value, &symbol{kind: symSchema, pos: s.Name.Pos(), schema: si})
 			case *syntax.RuleStmt:
 				if s.Name == nil {
@@ -68,7 +80,7 @@ func (r *resolver) declare(p *Package) {
 				pi.define(s.Name.Value, &symbol{kind: symSchema, pos: s.Name.Pos(), schema: si})
 			case *syntax.TypeAliasStmt:
 				if s.TypeName != nil {
-					pi.define(s.TypeName.Name(), &symbol{kind: symTypeAlias, pos: s.TypeName.Pos()})
+					pi.define(s.TypeName.Name(), &symbol{kind: symTypeAlias, pos: s.TypeName.Pos(), alias: s})
 				}
 			case *syntax.IfStmt:
 				walk(f, s.Body)
@@ -153,6 +165,24 @@ func (r *resolver) checkBodies(p *Package) {
 	r.checkGlobals(p)
 	r.pkg = r.infos[p]
 	r.assigned = map[string]syntax.Position{}
+	r.varTypes = map[string]*typ{}
+	r.assignCount = map[string]int{}
+	var count func(stmts []syntax.Stmt)
+	count = func(stmts []syntax.Stmt) {
+		for _, s := range stmts {
+			if is, ok := s.(*syntax.IfStmt); ok {
+				count(is.Body)
+				count(is.Orelse)
+				continue
+			}
+			for _, n := range bodyNames([]syntax.Stmt{s}, nil) {
+				r.assignCount[n]++
+			}
+		}
+	}
+	for _, f := range p.Files {
+		count(f.Body)
+	}
 	for _, f := range p.Files {
 		r.file = f
 		r.stmts(f.Body)
@@ -178,6 +208,7 @@ func (r *resolver) stmt(s syntax.Stmt) {
 		}
 		r.typ(s.Ty)
 		r.expr(s.Value)
+		r.assignTypes(s)
 	case *syntax.AugAssignStmt:
 		if r.local == nil {
 			r.augAssign(s)
@@ -205,6 +236,11 @@ func (r *resolver) stmt(s syntax.Stmt) {
 	case *syntax.SchemaAttr:
 		r.typ(s.Ty)
 		r.expr(s.Value)
+		if s.Value != nil && s.Op == syntax.AugAssign && r.schema != nil && s.Name != nil {
+			if want, decl := r.attrType(r.schema, s.Name.Value); decl == s {
+				r.mustAssign(r.exprType(s.Value, 0), want, s.Pos(), nil)
+			}
+		}
 	case *syntax.SchemaStmt:
 		r.schemaStmt(s)
 	case *syntax.RuleStmt:
@@ -264,6 +300,9 @@ func (r *resolver) schemaStmt(s *syntax.SchemaStmt) {
 		sc.define(n)
 	}
 	r.local, r.schema = sc, si
+	prevSchemaScope := r.schemaScope
+	r.schemaScope = sc
+	defer func() { r.schemaScope = prevSchemaScope }()
 	r.stmts(s.Body)
 	for _, c := range s.Checks {
 		r.expr(c.Test)
@@ -530,6 +569,7 @@ func (r *resolver) expr(e syntax.Expr) {
 			r.expr(k.Value)
 		}
 		r.expr(e.Config)
+		r.checkSchemaConfig(e)
 	case *syntax.ConfigExpr:
 		r.withScope(func(sc *scope) {
 			// Keys are visible to the config's values (the official

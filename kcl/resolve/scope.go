@@ -25,6 +25,7 @@ type symbol struct {
 	// system module, nil with neither for a plugin.
 	module *Package
 	system string
+	alias  *syntax.TypeAliasStmt // symTypeAlias
 }
 
 // pkgInfo is what the declaration pass learnt about a package.
@@ -52,6 +53,7 @@ type schemaInfo struct {
 	isMixin   bool
 	isRule    bool
 	attrs     map[string]bool // attributes and names assigned in the body
+	declared  map[string]*syntax.SchemaAttr
 	parent    *schemaInfo
 	protocol  *schemaInfo
 	mixins    []*schemaInfo

@@ -1,0 +1,255 @@
+package resolve
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// attrDecl finds the declaration of a schema attribute: the schema's own,
+// else its bases' and mixins'.
+func (s *schemaInfo) attrDecl(name string) (*syntax.SchemaAttr, *schemaInfo) {
+	n := 0
+	for cur := s; cur != nil && n < 1000; cur, n = cur.parent, n+1 {
+		if a := cur.declared[name]; a != nil {
+			return a, cur
+		}
+		for _, m := range cur.mixins {
+			if a := m.declared[name]; a != nil {
+				return a, m
+			}
+		}
+	}
+	return nil, nil
+}
+
+// attrType is the declared type of a schema attribute, any when unknown.
+func (r *resolver) attrType(s *schemaInfo, name string) (*typ, *syntax.SchemaAttr) {
+	a, owner := s.attrDecl(name)
+	if a == nil {
+		return anyT, nil
+	}
+	return r.fromSyntax(r.infos[owner.pkg], a.Ty, 0), a
+}
+
+// exprType is the type of an expression as far as it is certain.
+func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
+	if depth > 100 {
+		return anyT
+	}
+	switch e := e.(type) {
+	case *syntax.NumberLit:
+		if e.BinarySuffix != "" {
+			return anyT
+		}
+		if e.IsFloat {
+			return &typ{kind: tLitFloat, lit: rustFloat(e.Float)}
+		}
+		return &typ{kind: tLitInt, lit: strconv.FormatInt(e.Int, 10)}
+	case *syntax.StringLit:
+		return &typ{kind: tLitStr, lit: e.Value}
+	case *syntax.JoinedString:
+		return strT
+	case *syntax.NameConstantLit:
+		switch e.Value {
+		case syntax.True, syntax.False:
+			return &typ{kind: tLitBool, lit: e.Value.Symbol()}
+		}
+		return noneT
+	case *syntax.ParenExpr:
+		return r.exprType(e.Expr, depth+1)
+	case *syntax.ListExpr:
+		if len(e.Elts) == 0 {
+			return anyT
+		}
+		var ts []*typ
+		for _, el := range e.Elts {
+			switch el.(type) {
+			case *syntax.StarredExpr, *syntax.ListIfItemExpr:
+				return anyT
+			}
+			ts = append(ts, r.exprType(el, depth+1))
+		}
+		el := union(ts)
+		if el.isAny() {
+			return anyT
+		}
+		return &typ{kind: tList, elem: el}
+	case *syntax.ConfigExpr:
+		if len(e.Items) == 0 {
+			return anyT
+		}
+		var ks, vs []*typ
+		for _, it := range e.Items {
+			if it == nil || it.Operation != syntax.OpOverride && it.Operation != syntax.OpUnion {
+				return anyT
+			}
+			var kt *typ
+			switch k := it.Key.(type) {
+			case *syntax.Identifier:
+				if len(k.Names) != 1 {
+					return anyT
+				}
+				kt = &typ{kind: tLitStr, lit: k.Names[0].Value}
+			case *syntax.StringLit:
+				kt = &typ{kind: tLitStr, lit: k.Value}
+			default:
+				return anyT
+			}
+			ks = append(ks, kt)
+			vs = append(vs, r.exprType(it.Value, depth+1))
+		}
+		kt, vt := union(ks), union(vs)
+		if vt.isAny() {
+			return anyT
+		}
+		return &typ{kind: tDict, key: kt, elem: vt}
+	case *syntax.Identifier:
+		return r.identType(e)
+	}
+	return anyT
+}
+
+// identType types a loaded name: a typed schema attribute, or a global of
+// the package assigned once.
+func (r *resolver) identType(id *syntax.Identifier) *typ {
+	if len(id.Names) == 0 {
+		return anyT
+	}
+	first := id.Names[0].Value
+	var t *typ
+	for sc := r.local; sc != nil; sc = sc.parent {
+		if sc.names[first] {
+			if sc != r.schemaScope {
+				return anyT
+			}
+			break
+		}
+	}
+	switch {
+	case r.schema != nil && r.schema.hasAttr(first):
+		if r.schema.isRule {
+			return anyT
+		}
+		t, _ = r.attrType(r.schema, first)
+	case r.localHas(first):
+		return anyT
+	default:
+		t = r.varTypes[first]
+		if t == nil {
+			return anyT
+		}
+	}
+	for _, n := range id.Names[1:] {
+		switch t.kind {
+		case tDict:
+			t = t.elem
+		case tSchema:
+			t, _ = r.attrType(t.schema, n.Value)
+		default:
+			return anyT
+		}
+	}
+	return t
+}
+
+// mustAssign reports a value of type got stored where want is expected.
+func (r *resolver) mustAssign(got, want *typ, pos syntax.Position, decl *syntax.SchemaAttr) {
+	if assignable(got, want) {
+		return
+	}
+	d := &Diagnostic{Kind: KindType, Messages: []Message{{Pos: pos, Msg: fmt.Sprintf("expected %s, got %s", want, got)}}}
+	if decl != nil {
+		d.Messages = append(d.Messages, Message{Pos: decl.Pos(), Msg: fmt.Sprintf("variable is defined here, its type is %s, but got %s", want, got)})
+	}
+	r.diag(d)
+}
+
+// checkSchemaConfig checks the values of `Schema {attr = value}` against
+// the attributes' declared types.
+func (r *resolver) checkSchemaConfig(e *syntax.SchemaExpr) {
+	cfg, ok := e.Config.(*syntax.ConfigExpr)
+	if !ok || e.Name == nil {
+		return
+	}
+	si := r.schemaByIdent(r.pkg, e.Name)
+	if si == nil || si.isRule {
+		return
+	}
+	for _, it := range cfg.Items {
+		if it == nil || it.Operation == syntax.OpInsert {
+			continue
+		}
+		var names []*syntax.Name
+		switch k := it.Key.(type) {
+		case *syntax.Identifier:
+			names = k.Names
+		case *syntax.StringLit:
+			names = []*syntax.Name{{Span: k.Span, Value: k.Value}}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		r.checkConfigPath(si, names, it.Value)
+	}
+}
+
+// checkConfigPath checks `a.b.c = value` in a config of schema s.
+func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr) {
+	for i, n := range names {
+		want, decl := r.attrType(s, n.Value)
+		if decl == nil || want.isAny() {
+			return
+		}
+		if i == len(names)-1 {
+			r.mustAssign(r.exprType(value, 0), want, n.Pos(), decl)
+			return
+		}
+		if want.kind == tSchema {
+			s = want.schema
+			continue
+		}
+		// `a.b: v` on a non-schema attribute stores the dict {b: v} in a.
+		got := r.exprType(value, 0)
+		for j := len(names) - 1; j > i; j-- {
+			if got.isAny() {
+				return
+			}
+			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: names[j].Value}, elem: got}
+		}
+		r.mustAssign(got, want, n.Pos(), decl)
+		return
+	}
+}
+
+// assignTypes checks an assignment against the declared type of its target
+// and records the types of globals.
+func (r *resolver) assignTypes(s *syntax.AssignStmt) {
+	if len(s.Targets) != 1 || s.Targets[0] == nil || s.Targets[0].Name == nil || len(s.Targets[0].Paths) != 0 {
+		return
+	}
+	t := s.Targets[0]
+	name := t.Name.Value
+	switch {
+	case r.local == nil && r.schema == nil:
+		got := r.exprType(s.Value, 0)
+		if s.Ty != nil {
+			want := r.fromSyntax(r.pkg, s.Ty, 0)
+			r.mustAssign(got, want, t.Pos(), nil)
+			if r.assignCount[name] == 1 {
+				r.varTypes[name] = want
+			}
+			return
+		}
+		if r.assignCount[name] == 1 {
+			r.varTypes[name] = widen(got)
+		}
+	case r.schema != nil && r.local == r.schemaScope && s.Ty == nil:
+		want, decl := r.attrType(r.schema, name)
+		if decl == nil || want.isAny() {
+			return
+		}
+		r.mustAssign(r.exprType(s.Value, 0), want, t.Pos(), nil)
+	}
+}

@@ -1,11 +1,10 @@
 package eval_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
-
-	"errors"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl"
 )

@@ -40,7 +40,7 @@ func (in *Interp) eval(e *env, x syntax.Expr) (value.Value, error) {
 			return nil, err
 		}
 		r, err := value.Unary(value.UnaryOp(x.Op), v)
-		return r, locate(err, x.Pos())
+		return r, locate(err, lineOnly(x.Pos()))
 	case *syntax.BinaryExpr:
 		return in.evalBinary(e, x)
 	case *syntax.Compare:
@@ -59,11 +59,15 @@ func (in *Interp) eval(e *env, x syntax.Expr) (value.Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range x.Attr.Names {
-			if x.HasQuestion && value.IsNoneOrUndefined(v) {
-				return value.None, nil
+		// `x?.a` is None when x is false (None, Undefined, but also {} or
+		// ""), as the runtime tests truthiness; later names of `x?.a.b` are
+		// loaded plainly.
+		for i, n := range x.Attr.Names {
+			if i == 0 && x.HasQuestion && !v.Truth() {
+				v = value.None
+				continue
 			}
-			v, err = in.getAttr(v, n.Value, x.HasQuestion, x.Pos())
+			v, err = in.getAttr(v, n.Value, x.Pos())
 			if err != nil {
 				return nil, err
 			}
@@ -147,7 +151,7 @@ func (in *Interp) evalIdentifier(e *env, x *syntax.Identifier) (value.Value, err
 		return nil, err
 	}
 	for _, n := range x.Names[1:] {
-		v, err = in.getAttr(v, n.Value, false, n.Pos())
+		v, err = in.getAttr(v, n.Value, n.Pos())
 		if err != nil {
 			return nil, err
 		}
@@ -155,49 +159,43 @@ func (in *Interp) evalIdentifier(e *env, x *syntax.Identifier) (value.Value, err
 	return v, nil
 }
 
-// getAttr is `v.name`.
-func (in *Interp) getAttr(v value.Value, name string, optional bool, pos syntax.Position) (value.Value, error) {
+// getAttr is `v.name`, as the runtime's load_attr: a dict without the key
+// gives Undefined (omitted from the output), a schema without the attribute
+// and a value that has no attributes (None, Undefined, numbers, lists) fail.
+// `?.` is handled by the caller.
+func (in *Interp) getAttr(v value.Value, name string, pos syntax.Position) (value.Value, error) {
 	switch x := v.(type) {
 	case *value.Dict:
 		if r, ok := x.Get(name); ok {
 			return r, nil
 		}
-		if m, ok := dictMethod(x, name); ok {
-			return m, nil
-		}
-		return value.None, nil
+		return value.Undefined, nil
 	case *value.Schema:
 		if r, ok := x.Config.Get(name); ok {
 			return r, nil
 		}
-		if m, ok := dictMethod(x.Config, name); ok {
-			return m, nil
-		}
-		return value.None, nil
+		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "schema '%s' attribute '%s' not found", x.Type(), name)
 	case *value.Module:
 		if r, ok := x.Attr(name); ok {
 			return r, nil
 		}
-		if strings.HasPrefix(name, "_") {
-			return nil, errorAt(pos, value.KindEvaluation, "module '%s' has no attribute '%s'", x.Name, name)
-		}
 		return nil, errorAt(pos, value.KindEvaluation, "module '%s' has no attribute '%s'", x.Name, name)
-	case *value.Function:
-		if def, ok := x.Closure.(*schemaDef); ok {
-			if m, ok := in.schemaTypeAttr(def, name); ok {
-				return m, nil
+	case value.Str:
+		if m, ok := methodOf(v, name); ok {
+			return m, nil
+		}
+		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "str object attr '%s' not found", name)
+	case *value.Function, *value.Builtin:
+		if f, ok := x.(*value.Function); ok {
+			if def, ok := f.Closure.(*schemaDef); ok {
+				if m, ok := in.schemaTypeAttr(def, name); ok {
+					return m, nil
+				}
 			}
 		}
-	case value.NoneType, value.UndefinedType:
-		if optional {
-			return value.None, nil
-		}
-		return value.None, nil
+		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "schema object attr '%s' not found", name)
 	}
-	if m, ok := methodOf(v, name); ok {
-		return m, nil
-	}
-	return nil, errorAt(pos, value.KindAttribute, "'%s' object has no attribute '%s'", v.Type(), name)
+	return nil, errorAt(lineOnly(pos), value.KindEvaluation, "invalid value '%s' to load attribute '%s'", v.Type(), name)
 }
 
 // methodOf finds a builtin method such as "abc".upper.
@@ -316,7 +314,8 @@ func (in *Interp) evalSubscript(e *env, x *syntax.Subscript) (value.Value, error
 	if err != nil {
 		return nil, err
 	}
-	if x.HasQuestion && value.IsNoneOrUndefined(v) {
+	// `x?[i]` is None when x is false, as `x?.a`.
+	if x.HasQuestion && !v.Truth() {
 		return value.None, nil
 	}
 	if x.Index != nil {
@@ -369,20 +368,23 @@ func (in *Interp) index(v, idx value.Value, pos syntax.Position) (value.Value, e
 			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "string index out of range: %d", int(n))
 		}
 		return value.Str(string(rs[i])), nil
-	case *value.Dict, *value.Schema:
-		d, _ := value.AsDict(c)
-		key, ok := idx.(value.Str)
-		if !ok {
-			key = value.Str(idx.String())
+	case *value.Dict:
+		// A missing key, or a key that is not a string, is Undefined.
+		if key, ok := idx.(value.Str); ok {
+			if r, ok := c.Get(string(key)); ok {
+				return r, nil
+			}
 		}
-		if r, ok := d.Get(string(key)); ok {
-			return r, nil
+		return value.Undefined, nil
+	case *value.Schema:
+		if key, ok := idx.(value.Str); ok {
+			if r, ok := c.Config.Get(string(key)); ok {
+				return r, nil
+			}
+			return value.Undefined, nil
 		}
-		return value.None, nil
-	case value.NoneType, value.UndefinedType:
-		return value.None, nil
 	}
-	return nil, errorAt(lineOnly(pos), value.KindType, "'%s' object is not subscriptable", v.Type())
+	return nil, errorAt(lineOnly(pos), value.KindEvaluation, "'%s' object is not subscriptable with '%s'", v.Type(), idx.Type())
 }
 
 func slice(v value.Value, b [3]value.Value, pos syntax.Position) (value.Value, error) {
@@ -395,7 +397,7 @@ func slice(v value.Value, b [3]value.Value, pos syntax.Position) (value.Value, e
 		rs = []rune(string(c))
 		n = len(rs)
 	default:
-		return nil, errorAt(lineOnly(pos), value.KindType, "'%s' object is not subscriptable", v.Type())
+		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "invalid slice object %s", v.Type())
 	}
 	step := 1
 	if s, ok := b[2].(value.Int); ok {

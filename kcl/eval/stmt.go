@@ -318,7 +318,7 @@ func (in *Interp) evalTarget(e *env, t *syntax.Target) (value.Value, error) {
 	}
 	for _, step := range t.Paths {
 		if step.Member != nil {
-			v, err = in.getAttr(v, step.Member.Value, false, t.Pos())
+			v, err = in.getAttr(v, step.Member.Value, t.Pos())
 		} else {
 			var idx value.Value
 			idx, err = in.eval(e, step.Index)

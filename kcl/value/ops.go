@@ -363,16 +363,18 @@ func Unary(op UnaryOp, x Value) (Value, error) {
 		}
 		return nil, Errorf(KindEvaluation, "bad operand type for unary -: '%s'", x.Type())
 	case Invert:
+		// The runtime inverts as_int(x), which is 0 for anything but a
+		// number: ~True and ~None are -1, ~2.7 is -3. The static checker is
+		// what refuses ~ on a non-integer it can see.
 		switch x := x.(type) {
 		case Int:
 			return Int(^x), nil
-		case Bool:
-			if x {
-				return Int(-2), nil
-			}
-			return Int(-1), nil
+		case Float:
+			return Int(^int64(x)), nil
+		case Unit:
+			return Int(^int64(x.Real)), nil
 		}
-		return nil, Errorf(KindEvaluation, "bad operand type for unary ~: '%s'", x.Type())
+		return Int(-1), nil
 	}
 	return nil, Errorf(KindEvaluation, "unknown unary operator")
 }

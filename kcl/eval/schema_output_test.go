@@ -1,0 +1,49 @@
+package eval_test
+
+import "testing"
+
+// A schema attribute whose value is Undefined (a missing dict key read with
+// `.` or `[]`, or never set) is left out of the output; one that is None is
+// printed as null. Each want is what kcl run 0.12.1 prints.
+func TestUndefinedSchemaAttributesAreOmitted(t *testing.T) {
+	runSemCases(t, []semCase{
+		{"missing key into an optional attribute",
+			"schema PVC:\n    pvc: {str:}\n    name: str = pvc.name\n    labels?: {str:str} = pvc.labels\n\np = PVC {pvc = {name = \"x\"}}\n",
+			"p:\n  pvc:\n    name: x\n  name: x"},
+		{"assigned in the body",
+			"schema PVC:\n    pvc: {str:}\n    name: str = pvc.name\n    labels?: {str:str}\n    labels = pvc.labels\n\np = PVC {pvc = {name = \"x\"}}\n",
+			"p:\n  pvc:\n    name: x\n  name: x"},
+		{"into a required attribute",
+			"schema PVC:\n    pvc: {str:}\n    labels: {str:str} = pvc.labels\n\np = PVC {pvc = {name = \"x\"}}\n",
+			"EvaluationError main.k:5 attribute 'labels' of PVC is required and can't be None or Undefined"},
+		{"subscript, selector and optional selector",
+			"schema A:\n    m: {str:}\n    a?: str = m.a\n    b?: str = m[\"b\"]\n    c?: str = m?.c\nf = lambda m { A {m = m} }\nx = f({})\ny = f({a = \"1\"})\n",
+			"x:\n  m: {}\n  c: null\n'y':\n  m:\n    a: '1'\n  a: '1'"},
+		{"unset, None and Undefined defaults",
+			"schema A:\n    a?: int\n    b?: str = None\n    c?: [int] = Undefined\n    d: int = 1\n    e?: {str:} = {}\nx = A {}\ny = A {a = None}\nz = A {a = Undefined}\n",
+			"x:\n  b: null\n  d: 1\n  e: {}\n'y':\n  a: null\n  b: null\n  d: 1\n  e: {}\nz:\n  b: null\n  d: 1\n  e: {}"},
+		{"Undefined in the instance's config",
+			"schema A:\n    a?: int\nx = A {a = {}.b}\ny = {a = {}.b}\n",
+			"x: {}\n'y': {}"},
+		{"overriding a default with Undefined",
+			"schema A:\n    m: {str:} = {}\n    a?: str = \"default\"\nx = A {a = {}.b}\ny = A {a = None}\n",
+			"x:\n  m: {}\n'y':\n  m: {}\n  a: null"},
+		{"inherited",
+			"schema Base:\n    m: {str:} = {}\n    a?: str = m.a\nschema Child(Base):\n    b?: str = m.b\n    c: str = \"c\"\nx = Child {m = {a = \"1\"}}\n",
+			"x:\n  m:\n    a: '1'\n  a: '1'\n  c: c"},
+		{"mixin",
+			"mixin MMixin:\n    b?: str = m.b\nschema A:\n    mixin [MMixin]\n    m: {str:} = {}\nx = A {}\n",
+			"x:\n  m: {}"},
+		{"if block", "schema A:\n    m: {str:} = {}\n    a?: str\n    if True:\n        a = m.a\n    b?: str\n    if m.x:\n        b = \"y\"\nx = A {}\n",
+			"x:\n  m: {}"},
+		{"inside list and dict attributes",
+			"schema A:\n    m: {str:} = {}\n    l?: [str] = [m.a, \"x\"]\n    d?: {str:} = {k = m.a, j = 1}\nx = A {}\n",
+			"x:\n  m: {}\n  l:\n  - x\n  d:\n    j: 1"},
+		{"check sees Undefined, not None",
+			"schema A:\n    m: {str:} = {}\n    a?: str = m.a\n    check:\n        a is Undefined, \"a is undefined\"\n        not a\nx = A {}\n",
+			"x:\n  m: {}"},
+		{"text of an instance keeps Undefined",
+			"import json\nschema A:\n    m: {str:} = {}\n    a?: str = m.a\n    b?: str = None\nx = json.encode(A {})\na0 = A {}\ny = \"${a0}\"\nz = str(A{})\n",
+			"x: '{\"m\": {}, \"b\": null}'\na0:\n  m: {}\n  b: null\n'y': '{''m'': {}, ''a'': Undefined, ''b'': None}'\nz: '{''m'': {}, ''a'': Undefined, ''b'': None}'"},
+	})
+}

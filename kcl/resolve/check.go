@@ -8,7 +8,7 @@ import (
 
 type resolver struct {
 	prog    *Program
-	infos   map[*Package]*pkgInfo
+	infos   map[string]*pkgInfo // by package path
 	visited map[*Package]bool
 	diags   []*Diagnostic
 
@@ -32,9 +32,9 @@ type resolver struct {
 const maxDepth = 2000
 
 // declare collects a package's global names and schemas.
-func (r *resolver) declare(p *Package) {
+func (r *resolver) declare(p *Package) *pkgInfo {
 	pi := &pkgInfo{pkg: p, globals: map[string]*symbol{}}
-	r.infos[p] = pi
+	r.infos[p.Path] = pi
 	// Imports are package-wide in the official resolver.
 	for _, f := range p.Files {
 		for _, s := range f.Body {
@@ -95,11 +95,15 @@ func (r *resolver) declare(p *Package) {
 	for _, f := range p.Files {
 		walk(f, f.Body)
 	}
+	return pi
 }
 
 // checkInheritance links schemas to their parents, mixins and protocols.
 func (r *resolver) checkInheritance() {
 	for _, pi := range r.infos {
+		if pi.cached {
+			continue
+		}
 		for _, sym := range pi.globals {
 			if sym.kind != symSchema {
 				continue
@@ -120,6 +124,9 @@ func (r *resolver) checkInheritance() {
 	}
 	// Break inheritance cycles so that walks up the chain end.
 	for _, pi := range r.infos {
+		if pi.cached {
+			continue
+		}
 		for _, sym := range pi.globals {
 			if sym.kind == symSchema {
 				breakCycle(sym.schema)
@@ -149,7 +156,7 @@ func (r *resolver) schemaByIdent(pi *pkgInfo, id *syntax.Identifier) *schemaInfo
 		if sym == nil || sym.kind != symModule || sym.module == nil {
 			return nil
 		}
-		target := r.infos[sym.module]
+		target := r.infos[sym.module.Path]
 		if target == nil {
 			return nil
 		}
@@ -163,7 +170,7 @@ func (r *resolver) schemaByIdent(pi *pkgInfo, id *syntax.Identifier) *schemaInfo
 
 func (r *resolver) checkBodies(p *Package) {
 	r.checkGlobals(p)
-	r.pkg = r.infos[p]
+	r.pkg = r.infos[p.Path]
 	r.assigned = map[string]syntax.Position{}
 	r.varTypes = map[string]*typ{}
 	r.assignCount = map[string]int{}
@@ -457,7 +464,7 @@ func (r *resolver) moduleMembers(sym *symbol, id *syntax.Identifier) {
 	var modName string
 	switch {
 	case sym.module != nil:
-		target := r.infos[sym.module]
+		target := r.infos[sym.module.Path]
 		if target == nil || target.globals[member] != nil {
 			return
 		}

@@ -30,7 +30,7 @@ func (r *resolver) attrType(s *schemaInfo, name string) (*typ, *syntax.SchemaAtt
 	if a == nil {
 		return anyT, nil
 	}
-	return r.fromSyntax(r.infos[owner.pkg], a.Ty, 0), a
+	return r.fromSyntax(r.infos[owner.pkg.Path], a.Ty, 0), a
 }
 
 // exprType is the type of an expression as far as it is certain.

@@ -72,13 +72,27 @@ const maxDiagnostics = 100
 // Check resolves a program and returns its diagnostics in the order the
 // official resolver finds them (imported packages before their importers).
 func Check(prog *Program) []*Diagnostic {
-	r := &resolver{prog: prog, infos: map[*Package]*pkgInfo{}}
+	r := &resolver{prog: prog, infos: map[string]*pkgInfo{}}
+	keys := cacheKeys(prog)
+	fresh := map[string]bool{}
 	for _, p := range sortedPackages(prog) {
+		if p != prog.Main {
+			if pi := cacheGet(keys[p]); pi != nil {
+				r.infos[p.Path] = pi
+				continue
+			}
+		}
 		r.declare(p)
+		fresh[p.Path] = true
 	}
 	r.checkInheritance()
 	r.visited = map[*Package]bool{}
 	r.checkPackage(prog.Main, 0)
+	for _, p := range prog.Packages {
+		if p != prog.Main && fresh[p.Path] && r.visited[p] {
+			cachePut(keys[p], r.infos[p.Path])
+		}
+	}
 	return r.diags
 }
 
@@ -111,7 +125,14 @@ func (r *resolver) checkPackage(p *Package, depth int) {
 			}
 		}
 	}
+	pi := r.infos[p.Path]
+	if pi.cached {
+		r.diags = append(r.diags, pi.diags...)
+		return
+	}
+	start := len(r.diags)
 	r.checkBodies(p)
+	pi.diags = append([]*Diagnostic(nil), r.diags[start:]...)
 }
 
 func (r *resolver) report(kind string, pos syntax.Position, format string, args ...any) *Diagnostic {

@@ -33,6 +33,10 @@ type pkgInfo struct {
 	pkg     *Package
 	globals map[string]*symbol
 	order   []string // global names in declaration order, for suggestions
+	// cached marks an info reused from an earlier run: it and its
+	// diagnostics are read-only.
+	cached bool
+	diags  []*Diagnostic
 }
 
 func (pi *pkgInfo) define(name string, s *symbol) {

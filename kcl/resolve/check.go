@@ -293,6 +293,7 @@ func (r *resolver) schemaStmt(s *syntax.SchemaStmt) {
 	prevLocal, prevSchema := r.local, r.schema
 	sc := &scope{parent: r.local}
 	r.arguments(s.Args, sc)
+	r.parameters(s.Args)
 	if sig := s.IndexSignature; sig != nil {
 		r.typ(sig.KeyTy)
 		r.typ(sig.ValueTy)
@@ -529,6 +530,9 @@ func (r *resolver) expr(e syntax.Expr) {
 		for _, k := range e.Keywords {
 			r.expr(k.Value)
 		}
+		if id, ok := e.Func.(*syntax.Identifier); ok {
+			r.schemaArguments(id, e.Args, e.Keywords)
+		}
 	case *syntax.ParenExpr:
 		r.expr(e.Expr)
 	case *syntax.QuantExpr:
@@ -576,6 +580,7 @@ func (r *resolver) expr(e syntax.Expr) {
 			r.expr(k.Value)
 		}
 		r.expr(e.Config)
+		r.schemaArguments(e.Name, e.Args, e.Kwargs)
 		r.checkSchemaConfig(e)
 	case *syntax.ConfigExpr:
 		r.withScope(func(sc *scope) {
@@ -590,6 +595,7 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.expr(e.IfCond)
 		r.expr(e.Msg)
 	case *syntax.LambdaExpr:
+		r.parameters(e.Args)
 		r.withScope(func(sc *scope) {
 			r.arguments(e.Args, sc)
 			for _, n := range bodyNames(e.Body, nil) {

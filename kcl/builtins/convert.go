@@ -127,26 +127,15 @@ func toInt(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 			base, _ = asInt(b)
 		}
 		s := string(v)
-		var n int64
-		var err error
-		if base == 10 {
-			n, err = toQuantity(s)
-		} else {
-			neg := strings.HasPrefix(s, "-")
-			body := strings.TrimPrefix(s, "-")
-			for _, p := range []string{"0x", "0X", "0o", "0O", "0b", "0B"} {
-				if strings.HasPrefix(body, p) {
-					body = body[2:]
-					break
-				}
-			}
-			if neg {
-				body = "-" + body
-			}
+		// 0.12.1 reads the string as a quantity ("1Ki", "17") first and
+		// parses its decimal digits in the base after: int("17", 8) is 15,
+		// int("1Ki", 16) is 0x1024, int("ff", 16) fails like int("ff").
+		n, err := toQuantity(s)
+		if err == nil && base != 10 {
 			if base < 2 || base > 36 {
 				return nil, evalErr("from_ascii_radix: radix must lie in the range `[2, 36]` - found %d", base)
 			}
-			n, err = parseRustInt(body, int(base))
+			n, err = parseRustInt(strconv.FormatInt(n, 10), int(base))
 		}
 		if err != nil {
 			var ke *value.Error

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 )
 
 //go:embed oracle.js
@@ -77,41 +78,79 @@ type Reply struct {
 	Error string `json:"error"`
 }
 
+// ErrTimeout means the official engine did not answer within Server.Timeout;
+// the node process was killed and the next Run starts a new one.
+var ErrTimeout = errors.New("the official engine did not answer in time")
+
 // Server is one node process running oracle.js --serve.
 type Server struct {
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	in     io.WriteCloser
-	out    *bufio.Reader
-	script string
+	// Timeout bounds one program (default 20 s): some programs make the
+	// official engine loop.
+	Timeout time.Duration
+
+	mu      sync.Mutex
+	modules string
+	cmd     *exec.Cmd
+	in      io.WriteCloser
+	replies chan []byte
+	script  string
 }
 
 // Start starts node with the official engine found in modules.
 func Start(modules string) (*Server, error) {
+	s := &Server{modules: modules}
+	if err := s.start(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) start() error {
 	f, err := os.CreateTemp("", "kcl-oracle-*.js")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := f.Write(script); err != nil {
 		f.Close()
-		return nil, err
+		return err
 	}
 	f.Close()
-	cmd := exec.Command("node", f.Name(), modules, "--serve")
+	cmd := exec.Command("node", f.Name(), s.modules, "--serve")
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := cmd.Start(); err != nil {
 		os.Remove(f.Name())
-		return nil, fmt.Errorf("starting the oracle: %w", err)
+		return fmt.Errorf("starting the oracle: %w", err)
 	}
-	return &Server{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20), script: f.Name()}, nil
+	replies := make(chan []byte)
+	go func() {
+		defer close(replies)
+		r := bufio.NewReaderSize(out, 1<<20)
+		for {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				return
+			}
+			replies <- line
+		}
+	}()
+	s.cmd, s.in, s.replies, s.script = cmd, in, replies, f.Name()
+	return nil
+}
+
+func (s *Server) stop() error {
+	s.in.Close()
+	err := s.cmd.Wait()
+	os.Remove(s.script)
+	s.cmd = nil
+	return err
 }
 
 // Run runs one program.
@@ -122,12 +161,30 @@ func (s *Server) Run(req Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	if s.cmd == nil {
+		if err := s.start(); err != nil {
+			return Reply{}, err
+		}
+	}
 	if _, err := s.in.Write(append(b, '\n')); err != nil {
 		return Reply{}, fmt.Errorf("oracle: %w", err)
 	}
-	line, err := s.out.ReadBytes('\n')
-	if err != nil {
-		return Reply{}, fmt.Errorf("oracle: %w", err)
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 20 * time.Second
+	}
+	var line []byte
+	select {
+	case l, ok := <-s.replies:
+		if !ok {
+			s.stop()
+			return Reply{}, errors.New("oracle: node exited")
+		}
+		line = l
+	case <-time.After(timeout):
+		s.cmd.Process.Kill()
+		s.stop()
+		return Reply{}, ErrTimeout
 	}
 	var r Reply
 	if err := json.Unmarshal(line, &r); err != nil {
@@ -138,10 +195,12 @@ func (s *Server) Run(req Request) (Reply, error) {
 
 // Close stops the node process.
 func (s *Server) Close() error {
-	s.in.Close()
-	err := s.cmd.Wait()
-	os.Remove(s.script)
-	return err
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil {
+		return nil
+	}
+	return s.stop()
 }
 
 // Diagnostic is the first diagnostic of a rendered official error.

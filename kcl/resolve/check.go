@@ -66,9 +66,13 @@ func (r *resolver) declare(p *Package) *pkgInfo {
 					si.attrs[n] = true
 				}
 				si.declared = map[string]*syntax.SchemaAttr{}
+				si.unified = map[string]bool{}
 				for _, b := range s.Body {
 					if a, ok := b.(*syntax.SchemaAttr); ok && a.Name != nil && si.declared[a.Name.Value] == nil {
 						si.declared[a.Name.Value] = a
+					}
+					if u, ok := b.(*syntax.UnificationStmt); ok && u.Target != nil && len(u.Target.Names) > 0 {
+						si.unified[u.Target.Names[0].Value] = true
 					}
 				}
 				pi.define(s.Name.Value, &symbol{kind: symSchema, pos: s.Name.Pos(), schema: si})
@@ -243,6 +247,9 @@ func (r *resolver) stmt(s syntax.Stmt) {
 	case *syntax.SchemaAttr:
 		r.typ(s.Ty)
 		r.expr(s.Value)
+		if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
+			r.configKeys(r.schemaOf(r.pkg, s.Ty), cfg, 0)
+		}
 		if s.Value != nil && s.Op == syntax.AugAssign && r.schema != nil && s.Name != nil {
 			if want, decl := r.attrType(r.schema, s.Name.Value); decl == s {
 				r.mustAssign(r.exprType(s.Value, 0), want, s.Pos(), nil)
@@ -582,6 +589,11 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.expr(e.Config)
 		r.schemaArguments(e.Name, e.Args, e.Kwargs)
 		r.checkSchemaConfig(e)
+		if cfg, ok := e.Config.(*syntax.ConfigExpr); ok && e.Name != nil && !r.shadowed(e.Name) {
+			if si := r.schemaByIdent(r.pkg, e.Name); si != nil {
+				r.configKeys(si, cfg, 0)
+			}
+		}
 	case *syntax.ConfigExpr:
 		r.withScope(func(sc *scope) {
 			// Keys are visible to the config's values (the official

@@ -235,6 +235,9 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 	case r.local == nil && r.schema == nil:
 		got := r.exprType(s.Value, 0)
 		if s.Ty != nil {
+			if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
+				r.configKeys(r.schemaOf(r.pkg, s.Ty), cfg, 0)
+			}
 			want := r.fromSyntax(r.pkg, s.Ty, 0)
 			r.mustAssign(got, want, t.Pos(), nil)
 			if r.assignCount[name] == 1 {

@@ -58,6 +58,7 @@ type schemaInfo struct {
 	isRule    bool
 	attrs     map[string]bool // attributes and names assigned in the body
 	declared  map[string]*syntax.SchemaAttr
+	unified   map[string]bool // attributes declared by `name: Schema {...}`
 	parent    *schemaInfo
 	protocol  *schemaInfo
 	mixins    []*schemaInfo

@@ -1,0 +1,212 @@
+package resolve
+
+import (
+	"fmt"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// Config keys checked against schemas: `Schema {key = v}`, and a dict
+// literal stored where a schema is expected, may only name attributes the
+// schema declares (annotated attributes, of its bases, mixins and
+// protocol), unless the schema is a mixin or has an index signature.
+
+// hasDeclared reports whether name is a declared attribute of s.
+func (s *schemaInfo) hasDeclared(name string) bool {
+	n := 0
+	for cur := s; cur != nil && n < 1000; cur, n = cur.parent, n+1 {
+		if cur.declared[name] != nil || cur.unified[name] {
+			return true
+		}
+		for _, m := range cur.mixins {
+			if m.declared[name] != nil || m.unified[name] {
+				return true
+			}
+		}
+		for p, k := cur.protocol, 0; p != nil && k < 1000; p, k = p.parent, k+1 {
+			if p.declared[name] != nil || p.unified[name] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// open reports schemas that take any key: mixins, protocols, rules and
+// schemas with an index signature in their chain.
+func (s *schemaInfo) open() bool {
+	n := 0
+	for cur := s; cur != nil && n < 1000; cur, n = cur.parent, n+1 {
+		if cur.stmt == nil || cur.isMixin || cur.stmt.IsProtocol || cur.stmt.IndexSignature != nil {
+			return true
+		}
+		for _, m := range cur.mixins {
+			if m.stmt == nil || m.stmt.IndexSignature != nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// attrNames are a schema's own declared attributes in order, with its
+// mixins', for suggestions.
+func (s *schemaInfo) attrNames() []string {
+	var out []string
+	if s.stmt == nil {
+		return nil
+	}
+	for _, b := range s.stmt.Body {
+		switch b := b.(type) {
+		case *syntax.SchemaAttr:
+			if b.Name != nil {
+				out = append(out, b.Name.Value)
+			}
+		case *syntax.UnificationStmt:
+			if b.Target != nil && len(b.Target.Names) > 0 {
+				out = append(out, b.Target.Names[0].Value)
+			}
+		}
+	}
+	for _, m := range s.mixins {
+		out = append(out, m.attrNames()...)
+	}
+	return out
+}
+
+// schemaOf is the schema an annotation names, nil for any other type.
+func (r *resolver) schemaOf(pi *pkgInfo, t syntax.Type) *schemaInfo {
+	if ty := r.fromSyntax(pi, t, 0); ty.kind == tSchema {
+		return ty.schema
+	}
+	return nil
+}
+
+// configKeys checks the keys of cfg, a config whose target is schema s.
+func (r *resolver) configKeys(s *schemaInfo, cfg *syntax.ConfigExpr, depth int) {
+	if s == nil || cfg == nil || depth > 100 {
+		return
+	}
+	r.configItems(s, cfg.Items, depth)
+}
+
+func (r *resolver) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth int) {
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		if it.Key == nil {
+			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+				r.configIf(s, ie, depth)
+			}
+			continue
+		}
+		var names []*syntax.Name
+		switch k := it.Key.(type) {
+		case *syntax.Identifier:
+			names = k.Names
+		case *syntax.StringLit:
+			names = []*syntax.Name{{Span: k.Span, Value: k.Value}}
+		case *syntax.Subscript:
+			id, ok := k.Value.(*syntax.Identifier)
+			if !ok || !numberIndex(k.Index) {
+				continue
+			}
+			names = id.Names
+		}
+		cur := s
+		for _, n := range names {
+			if cur == nil {
+				break
+			}
+			if !cur.open() && !cur.hasDeclared(n.Value) {
+				r.report(KindCompile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, cur.attrNames())))
+				cur = nil
+				break
+			}
+			if keys := r.literalKeys(cur); keys != nil && !cur.hasDeclared(n.Value) && !containsString(keys, n.Value) {
+				r.report(KindCompile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, keys)))
+				cur = nil
+				break
+			}
+			a, owner := cur.attrDecl(n.Value)
+			if a == nil {
+				cur = nil
+				break
+			}
+			cur = r.schemaOf(r.infos[owner.pkg.Path], a.Ty)
+		}
+		if v, ok := it.Value.(*syntax.ConfigExpr); ok && len(names) > 0 {
+			r.configKeys(cur, v, depth+1)
+		}
+	}
+}
+
+func (r *resolver) configIf(s *schemaInfo, ie *syntax.ConfigIfEntryExpr, depth int) {
+	for n := 0; ie != nil && n < 1000; n++ {
+		r.configItems(s, ie.Items, depth)
+		switch o := ie.Orelse.(type) {
+		case *syntax.ConfigIfEntryExpr:
+			ie = o
+			continue
+		case *syntax.ConfigExpr:
+			r.configItems(s, o.Items, depth)
+		}
+		return
+	}
+}
+
+func numberIndex(e syntax.Expr) bool {
+	switch e := e.(type) {
+	case *syntax.NumberLit:
+		return true
+	case *syntax.UnaryExpr:
+		_, ok := e.Operand.(*syntax.NumberLit)
+		return ok
+	}
+	return false
+}
+
+var _ = fmt.Sprintf
+
+// literalKeys are the keys a schema's own index signature allows when its
+// key type is a string literal or a union of them; nil otherwise.
+func (r *resolver) literalKeys(s *schemaInfo) []string {
+	if s.stmt == nil || s.stmt.IndexSignature == nil || s.stmt.IndexSignature.AnyOther {
+		return nil
+	}
+	t := r.fromSyntax(r.infos[s.pkg.Path], s.stmt.IndexSignature.KeyTy, 0)
+	var keys []string
+	switch t.kind {
+	case tLitStr:
+		return []string{t.lit}
+	case tUnion:
+		for _, e := range t.elems {
+			if e.kind != tLitStr {
+				return nil
+			}
+			keys = append(keys, e.lit)
+		}
+		return keys
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// shadowed reports a name whose first part a local scope or the enclosing
+// schema binds, so that it is not the package's.
+func (r *resolver) shadowed(id *syntax.Identifier) bool {
+	if len(id.Names) == 0 {
+		return true
+	}
+	first := id.Names[0].Value
+	return r.localHas(first) || (r.schema != nil && r.schema.hasAttr(first))
+}

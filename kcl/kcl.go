@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"time"
 )
 
@@ -29,6 +30,9 @@ type Options struct {
 	// PathSelectors select parts of the output such as a.b.c (-S).
 	PathSelectors []string
 	// ExternalPkgs maps an external package name to its root directory (-E name=path).
+	// Run does not resolve kcl.mod dependencies, nor read the package_maps of
+	// settings files: the caller resolves packages (kcl/mod, with the names the
+	// user gave, see PackageMaps, winning over kcl.mod) and passes them here.
 	ExternalPkgs map[string]string
 	// FileOverrides replace the content of files (relative to WorkDir) without
 	// touching the disk; the image-policy resolver uses it to rewrite literals.
@@ -91,6 +95,26 @@ func (e *Error) Error() string {
 
 // Version identifies the engine's semantics; caches key compiled results by it.
 const Version = "0.1.0"
+
+// PackageMaps returns the package_maps of settings files (relative to workDir),
+// the settings' equivalent of -E name=path; relative package paths are
+// against workDir. Later files win.
+func PackageMaps(workDir string, settingsFiles []string) (map[string]string, error) {
+	root, err := filepath.Abs(workDir)
+	if err != nil {
+		return nil, fmt.Errorf("kcl: work dir: %w", err)
+	}
+	st, err := loadSettings(root, settingsFiles)
+	if err != nil {
+		return nil, err
+	}
+	for name, p := range st.packageMaps {
+		if !filepath.IsAbs(p) {
+			st.packageMaps[name] = filepath.Join(root, p)
+		}
+	}
+	return st.packageMaps, nil
+}
 
 // Run compiles and evaluates a program. Errors in the program are *Error.
 func Run(ctx context.Context, opts Options) (*Result, error) {

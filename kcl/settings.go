@@ -14,6 +14,8 @@ type settings struct {
 	files, overrides, selectors                    []string
 	options                                        []value.KV
 	disableNone, sortKeys, strictRange, showHidden bool
+	// packageMaps are kcl_cli_configs.package_maps, the settings' -E.
+	packageMaps map[string]string
 }
 
 // loadSettings reads settings files (relative to root) in order; later files
@@ -58,6 +60,15 @@ func loadSettings(root string, files []string) (*settings, error) {
 						st.strictRange = ent.Value.Truth()
 					case "show_hidden":
 						st.showHidden = ent.Value.Truth()
+					case "package_maps":
+						if m, ok := ent.Value.(*value.Dict); ok {
+							for _, pm := range m.Entries() {
+								if st.packageMaps == nil {
+									st.packageMaps = map[string]string{}
+								}
+								st.packageMaps[pm.Key] = pm.Value.String()
+							}
+						}
 					}
 				}
 			}

@@ -24,6 +24,12 @@ type Options struct {
 	// DefaultRegistry and DefaultRepo place registry packages (name = "version");
 	// empty takes ghcr.io and kcl-lang.
 	DefaultRegistry, DefaultRepo string
+	// External maps import names to package folders given by the user
+	// (`kcl run -E name=path`, a settings file's package_maps). They win over
+	// kcl.mod, wherever in the graph the name is declared: such a package is
+	// neither fetched, nor looked up in vendor/ or the lock, nor are its own
+	// dependencies resolved.
+	External map[string]string
 }
 
 // Resolved is one package of the dependency graph.
@@ -41,7 +47,7 @@ type Resolved struct {
 	Locked bool
 	// Vendored: served from the program's vendor/ folder.
 	Vendored bool
-	// Local: a `path` dependency.
+	// Local: a `path` dependency, or a package given in Options.External.
 	Local bool
 }
 
@@ -117,6 +123,9 @@ func Resolve(ctx context.Context, programDir string, opts Options) (*Resolution,
 		return nil, err
 	}
 	r := &resolver{opts: opts, programDir: programDir, lock: lock, resolved: map[string]*Resolved{}}
+	for name, dir := range opts.External {
+		r.resolved[name] = &Resolved{Name: name, Version: packageVersion(dir, ""), Source: dir, Dir: dir, Local: true}
+	}
 	for _, d := range file.Dependencies {
 		r.queue = append(r.queue, pending{dep: d, dir: programDir, bound: opts.Root, direct: true})
 	}

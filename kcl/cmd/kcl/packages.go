@@ -17,11 +17,22 @@ import (
 const vendorFlag = 0x01
 
 // addPackages resolves the kcl.mod dependencies of the program, as `kcl run`
-// does through kpm, into opts.ExternalPkgs; -E mappings win. Registries are
-// logged in with the user's Docker config; kpm's KPM_REG and KPM_REPO move the
-// default registry (ghcr.io/kcl-lang) and OCI_REG_PLAIN_HTTP=on speaks plain
-// HTTP to it. Packages are cached under the user's cache folder.
+// does through kpm, into opts.ExternalPkgs. Packages the user gave (-E, and
+// the settings files' package_maps under them) win over kcl.mod and are never
+// fetched. Registries are logged in with the user's Docker config; kpm's
+// KPM_REG and KPM_REPO move the default registry (ghcr.io/kcl-lang) and
+// OCI_REG_PLAIN_HTTP=on speaks plain HTTP to it. Packages are cached under the
+// user's cache folder.
 func addPackages(ctx context.Context, opts *kcl.Options, cwd string, vendor bool) error {
+	// A settings file that cannot be read is reported by the run itself.
+	given, _ := kcl.PackageMaps(opts.WorkDir, opts.Settings)
+	for name, dir := range opts.ExternalPkgs {
+		if given == nil {
+			given = map[string]string{}
+		}
+		given[name] = dir
+	}
+	opts.ExternalPkgs = given
 	modRoot := findModRoot(cwd)
 	if modRoot == "" {
 		return nil
@@ -31,7 +42,7 @@ func addPackages(ctx context.Context, opts *kcl.Options, cwd string, vendor bool
 		return err
 	}
 	// On a workstation local path dependencies may be anywhere.
-	resolveOpts := mod.Options{Vendor: vendor, Root: string(filepath.Separator)}
+	resolveOpts := mod.Options{Vendor: vendor, Root: string(filepath.Separator), External: given}
 	if !vendor {
 		store, err := fetch.New(cliFetchOptions())
 		if err != nil {
@@ -45,14 +56,7 @@ func addPackages(ctx context.Context, opts *kcl.Options, cwd string, vendor bool
 	if err != nil {
 		return err
 	}
-	for name, dir := range res.ExternalPkgs() {
-		if opts.ExternalPkgs == nil {
-			opts.ExternalPkgs = map[string]string{}
-		}
-		if _, given := opts.ExternalPkgs[name]; !given {
-			opts.ExternalPkgs[name] = dir
-		}
-	}
+	opts.ExternalPkgs = res.ExternalPkgs()
 	return nil
 }
 

@@ -23,6 +23,7 @@ func runBuild(args []string) error {
 	fs.BoolVar(&opts.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "Refuse policies in other namespaces, as the controller flag does.")
 	fs.StringVar(&kubeconfig, "kubeconfig", "", "Read ImagePolicies not found in --image-policy files from this cluster.")
 	fs.BoolVar(&opts.Vendor, "vendor", false, "Use the program's vendored KCL packages only, as spec.config.vendor; never touch the network.")
+	fs.StringToStringVarP(&opts.External, "external", "E", nil, "A KCL package name=folder, as kcl run -E: wins over kcl.mod, never fetched (repeatable).")
 	opts.Packages.BindFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {

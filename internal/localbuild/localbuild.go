@@ -37,6 +37,10 @@ type Options struct {
 	Arguments []string
 	// Vendor uses the program's vendored KCL packages only, as spec.config.vendor.
 	Vendor bool
+	// External maps package names to folders (kcl run -E name=path); they win
+	// over kcl.mod and are never fetched. Relative folders are against the
+	// working directory, as the CLI's.
+	External map[string]string
 	// Packages configure the download of kcl.mod dependencies (the compiler's
 	// flags); registries are logged in with the user's Docker config.
 	Packages kclpackage.Config

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"github.com/google/go-containerregistry/pkg/authn"
 
@@ -22,10 +23,22 @@ func DefaultPackages() kclpackage.Config {
 // resolvePackages resolves the program's kcl.mod dependencies as the compiler
 // does and logs what each resolved to.
 func resolvePackages(ctx context.Context, opts Options, log io.Writer) (*mod.Resolution, func(), error) {
-	resolveOpts := mod.Options{Vendor: opts.Vendor}
+	external := map[string]string{}
+	for name, dir := range opts.External {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("package %s: %w", name, err)
+		}
+		external[name] = abs
+	}
+	resolveOpts := mod.Options{Vendor: opts.Vendor, External: external}
 	release := func() {}
 	if file, err := mod.ReadFile(opts.Dir); err != nil || file == nil || len(file.Dependencies) == 0 {
-		return &mod.Resolution{}, release, err
+		res := &mod.Resolution{}
+		for name, dir := range external {
+			res.Packages = append(res.Packages, mod.Resolved{Name: name, Source: dir, Dir: dir, Local: true})
+		}
+		return res, release, err
 	}
 	if !opts.Vendor {
 		store, err := opts.Packages.Open(authn.DefaultKeychain)
@@ -47,6 +60,8 @@ func resolvePackages(ctx context.Context, opts Options, log io.Writer) (*mod.Res
 			pinned = "locked, sum verified"
 		case p.Vendored:
 			pinned = "vendored"
+		case p.Local && opts.External[p.Name] != "":
+			pinned = "given with -E"
 		case p.Local:
 			pinned = "local"
 		}

@@ -3,6 +3,7 @@ package localbuild
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,5 +33,34 @@ func TestBuildFetchesPackagesThroughAMirror(t *testing.T) {
 	opts.Vendor = true
 	if err := Build(context.Background(), opts, &out, &log); err == nil || !strings.Contains(err.Error(), "k8s is not vendored") {
 		t.Fatalf("vendor mode: got %v", err)
+	}
+}
+
+// -E name=folder wins over the kcl.mod dependency of that name: the registry
+// (a mirror that is not there) is never asked, with or without --vendor.
+func TestBuildExternalPackageWinsOverKclMod(t *testing.T) {
+	files := map[string]string{
+		"app/kcl.mod": "[package]\nname = \"app\"\n\n[dependencies]\nk8s = \"1.29\"\n",
+		"app/main.k":  "import k8s.api.core.v1\n\nc = v1.Container {name = \"web\"}\n",
+	}
+	for name, src := range registrytest.K8sLike("1.29") {
+		files["k8s/"+name] = src
+	}
+	root := registrytest.WriteFiles(t, files)
+	for _, vendor := range []bool{false, true} {
+		opts := Options{Dir: filepath.Join(root, "app"), Packages: DefaultPackages(), Vendor: vendor,
+			External: map[string]string{"k8s": filepath.Join(root, "k8s")}}
+		opts.Packages.CacheDir = t.TempDir()
+		opts.Packages.Mirrors = []string{"ghcr.io/kcl-lang=127.0.0.1:1/kcl-lang"}
+		var out, log bytes.Buffer
+		if err := Build(context.Background(), opts, &out, &log); err != nil {
+			t.Fatalf("vendor=%v: %v", vendor, err)
+		}
+		if got, want := out.String(), "c:\n  name: web\n"; got != want {
+			t.Fatalf("vendor=%v: output\n%s\nwant\n%s", vendor, got, want)
+		}
+		if want := "package k8s 1.29 ← " + filepath.Join(root, "k8s") + " (given with -E)"; !strings.Contains(log.String(), want) {
+			t.Fatalf("log %q, want %q", log.String(), want)
+		}
 	}
 }

@@ -157,7 +157,7 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 	if err != nil {
 		return failure(compilerv1.Error_STAGE_COMPILE, KindRegistryCredentials, err.Error()), false, nil
 	}
-	packages, session, err := s.resolvePackages(ctx, root, programDir, req.GetConfig().GetVendor(), creds)
+	packages, session, err := s.resolvePackages(ctx, root, programDir, req.GetConfig().GetSettings(), req.GetConfig().GetVendor(), creds)
 	if err != nil {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, false, status.FromContextError(ctxErr).Err()

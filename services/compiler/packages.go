@@ -3,11 +3,13 @@ package compiler
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/mod"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/mod/fetch"
 	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
@@ -39,9 +41,19 @@ func requestCredentials(req *compilerv1.CompileRequest) (*fetch.Credentials, err
 
 // resolvePackages resolves the program's kcl.mod dependencies: vendored ones
 // from the artifact, the others through the shared package store with this
-// request's credentials. The caller releases the session once the engine ran.
-func (s *Service) resolvePackages(ctx context.Context, root, programDir string, vendor bool, creds *fetch.Credentials) (*mod.Resolution, *fetch.Session, error) {
+// request's credentials. Packages the settings files map (package_maps, the
+// settings' -E) win over kcl.mod and are never fetched; they must lie inside
+// the artifact. The caller releases the session once the engine ran.
+func (s *Service) resolvePackages(ctx context.Context, root, programDir string, settings []string, vendor bool, creds *fetch.Credentials) (*mod.Resolution, *fetch.Session, error) {
 	opts := mod.Options{Vendor: vendor, Root: root}
+	// A settings file that cannot be read is reported by the engine run.
+	given, _ := kcl.PackageMaps(programDir, settings)
+	for name, dir := range given {
+		if rel, err := filepath.Rel(root, dir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, nil, fmt.Errorf("%w: package_maps: package %s leaves the artifact", mod.ErrUnsafe, name)
+		}
+	}
+	opts.External = given
 	var session *fetch.Session
 	if !vendor {
 		session = s.packages.Session(creds)

@@ -525,6 +525,7 @@ func (r *resolver) expr(e syntax.Expr) {
 	case *syntax.BinaryExpr:
 		r.expr(e.Left)
 		r.expr(e.Right)
+		r.binary(e)
 	case *syntax.IfExpr:
 		r.expr(e.Cond)
 		r.expr(e.Body)

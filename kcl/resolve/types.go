@@ -146,6 +146,9 @@ func union(ts []*typ) *typ {
 // from its first value, literals widened to their base types.
 func widen(t *typ) *typ {
 	switch t.kind {
+	case tNone:
+		// A variable first set to None or Undefined is any.
+		return anyT
 	case tLitBool:
 		return boolT
 	case tLitInt:

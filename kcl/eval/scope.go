@@ -112,6 +112,13 @@ func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value,
 				return v, nil
 			}
 		}
+		// Imports are package-wide for the official resolver. Its evaluator
+		// binds them so for the main package (`kcl run main.k render.k` where
+		// only render.k imports manifests); in other packages a name imported
+		// only by a sibling file evaluates to Undefined.
+		if v, ok, err := in.siblingImport(e, name); err != nil || ok {
+			return v, err
+		}
 	}
 	if v, ok := builtins.Universe[name]; ok {
 		return v, nil
@@ -159,6 +166,32 @@ func (in *Interp) lazyImport(f *fileUnit, name string) (value.Value, bool, error
 		return v, ok, nil
 	}
 	return nil, false, nil
+}
+
+// siblingImport finds name among the imports of the other files of e's package.
+func (in *Interp) siblingImport(e *env, name string) (value.Value, bool, error) {
+	if e.pkg == nil {
+		return nil, false, nil
+	}
+	for _, f := range e.pkg.files {
+		if f == e.file || !importsName(f, name) {
+			continue
+		}
+		if e.pkg != in.main {
+			return value.Undefined, true, nil
+		}
+		return in.lazyImport(f, name)
+	}
+	return nil, false, nil
+}
+
+func importsName(f *fileUnit, name string) bool {
+	for _, s := range f.body {
+		if imp, ok := s.(*syntax.ImportStmt); ok && imp.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // isPrivate reports names that are mutable and not exported.

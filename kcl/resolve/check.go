@@ -248,7 +248,10 @@ func (r *resolver) stmt(s syntax.Stmt) {
 		r.typ(s.Ty)
 		r.expr(s.Value)
 		if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
-			r.configKeys(r.schemaOf(r.pkg, s.Ty), cfg, 0)
+			if si := r.schemaOf(r.pkg, s.Ty); si != nil {
+				r.configKeys(si, cfg, 0)
+				r.configTypes(si, cfg.Items, nil, 0)
+			}
 		}
 		if s.Value != nil && s.Op == syntax.AugAssign && r.schema != nil && s.Name != nil {
 			if want, decl := r.attrType(r.schema, s.Name.Value); decl == s {

@@ -167,18 +167,44 @@ func (r *resolver) mustAssign(got, want *typ, pos syntax.Position, decl *syntax.
 }
 
 // checkSchemaConfig checks the values of `Schema {attr = value}` against
-// the attributes' declared types.
+// the attributes' declared types, into nested dict literals and
+// conditional entries.
 func (r *resolver) checkSchemaConfig(e *syntax.SchemaExpr) {
 	cfg, ok := e.Config.(*syntax.ConfigExpr)
-	if !ok || e.Name == nil {
+	if !ok || e.Name == nil || r.shadowed(e.Name) {
 		return
 	}
 	si := r.schemaByIdent(r.pkg, e.Name)
 	if si == nil || si.isRule {
 		return
 	}
-	for _, it := range cfg.Items {
+	r.configTypes(si, cfg.Items, nil, 0)
+}
+
+// configTypes checks config entries whose target is schema s; parent is the
+// declaration of the attribute holding the config, if any.
+func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, parent *syntax.SchemaAttr, depth int) {
+	if depth > 100 {
+		return
+	}
+	for _, it := range items {
 		if it == nil || it.Operation == syntax.OpInsert {
+			continue
+		}
+		if it.Key == nil {
+			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+				for n := 0; ie != nil && n < 1000; n++ {
+					r.configTypes(s, ie.Items, parent, depth+1)
+					switch o := ie.Orelse.(type) {
+					case *syntax.ConfigIfEntryExpr:
+						ie = o
+						continue
+					case *syntax.ConfigExpr:
+						r.configTypes(s, o.Items, parent, depth+1)
+					}
+					ie = nil
+				}
+			}
 			continue
 		}
 		var names []*syntax.Name
@@ -191,23 +217,36 @@ func (r *resolver) checkSchemaConfig(e *syntax.SchemaExpr) {
 		if len(names) == 0 {
 			continue
 		}
-		r.checkConfigPath(si, names, it.Value)
+		r.checkConfigPath(s, names, it.Value, parent, depth)
 	}
 }
 
 // checkConfigPath checks `a.b.c = value` in a config of schema s.
-func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr) {
+func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr, parent *syntax.SchemaAttr, depth int) {
 	for i, n := range names {
 		want, decl := r.attrType(s, n.Value)
-		if decl == nil || want.isAny() {
+		if decl == nil {
+			// A key of the index signature takes its value type.
+			if i == len(names)-1 && !s.hasAttr(n.Value) {
+				if vt := r.indexValueType(s); !vt.isAny() {
+					r.mustAssign(r.exprType(value, 0), vt, n.Pos(), parent)
+				}
+			}
+			return
+		}
+		if want.isAny() {
 			return
 		}
 		if i == len(names)-1 {
+			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tSchema {
+				r.configTypes(want.schema, cfg.Items, decl, depth+1)
+				return
+			}
 			r.mustAssign(r.exprType(value, 0), want, n.Pos(), decl)
 			return
 		}
 		if want.kind == tSchema {
-			s = want.schema
+			s, parent = want.schema, decl
 			continue
 		}
 		// `a.b: v` on a non-schema attribute stores the dict {b: v} in a.
@@ -223,6 +262,14 @@ func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value sy
 	}
 }
 
+// indexValueType is the value type of a schema's own index signature.
+func (r *resolver) indexValueType(s *schemaInfo) *typ {
+	if s.stmt == nil || s.stmt.IndexSignature == nil {
+		return anyT
+	}
+	return r.fromSyntax(r.infos[s.pkg.Path], s.stmt.IndexSignature.ValueTy, 0)
+}
+
 // assignTypes checks an assignment against the declared type of its target
 // and records the types of globals.
 func (r *resolver) assignTypes(s *syntax.AssignStmt) {
@@ -236,7 +283,10 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 		got := r.exprType(s.Value, 0)
 		if s.Ty != nil {
 			if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
-				r.configKeys(r.schemaOf(r.pkg, s.Ty), cfg, 0)
+				if si := r.schemaOf(r.pkg, s.Ty); si != nil {
+					r.configKeys(si, cfg, 0)
+					r.configTypes(si, cfg.Items, nil, 0)
+				}
 			}
 			want := r.fromSyntax(r.pkg, s.Ty, 0)
 			r.mustAssign(got, want, t.Pos(), nil)

@@ -30,6 +30,12 @@ func TestBlake3(t *testing.T) {
 	if got := hex.EncodeToString(h.Sum(nil)); got != "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262" {
 		t.Errorf("empty: %s", got)
 	}
+	// what crypto.blake3("hello") prints in the official engine 0.12.1
+	h = newBlake3()
+	h.Write([]byte("hello"))
+	if got := hex.EncodeToString(h.Sum(nil)); got != "ea8f163db38682925e4491c5e58d4bb3506ef8c14eb78a86e908c5624a67200f" {
+		t.Errorf("hello: %s", got)
+	}
 	// a multi-chunk input exercises the tree
 	h = newBlake3()
 	data := make([]byte, 3000)

@@ -9,17 +9,17 @@ import (
 )
 
 // kclPattern is a compiled pattern: Go's RE2 engine when it accepts the
-// pattern, else the backtracking engine (look-around, back-references).
+// pattern, else the backtracking engine (look-around, back-references): regexp2.
 type kclPattern struct {
 	re *regexp.Regexp
-	bt *btRegex
+	bt *fancyRegex
 }
 
 func compileRegex(pattern string) (*kclPattern, error) {
-	if re, err := regexp.Compile(pattern); err == nil {
+	if re, err := regexp.Compile(unicodeClasses(pattern, false)); err == nil {
 		return &kclPattern{re: re}, nil
 	}
-	bt, err := compileBacktrack(pattern)
+	bt, err := compileFancy(pattern)
 	if err != nil {
 		return nil, evalErr("invalid regular expression '%s': %v", pattern, err)
 	}
@@ -137,7 +137,7 @@ func init() {
 			for _, caps := range all {
 				row := make([]string, len(caps)/2)
 				for i := range row {
-					row[i] = btGroupText(in, caps, i)
+					row[i] = groupText(in, caps, i)
 				}
 				rows = append(rows, row)
 			}
@@ -208,4 +208,68 @@ func init() {
 		}
 		return value.NewList(fields), nil
 	})
+}
+
+// unicodeClasses spells \d, \w and \s (and, outside a class, \D, \W, \S) as
+// the Unicode classes the runtime's regex crate means by them; Go's regexp and
+// regexp2's RE2 mode read them as ASCII, so that regex.match("é", "^\w$") was
+// false. fancy selects regexp2's spelling of a code point.
+func unicodeClasses(p string, fancy bool) string {
+	cp := func(hex string) string {
+		if fancy {
+			return `\u` + strings.Repeat("0", 4-len(hex)) + hex
+		}
+		return `\x{` + hex + `}`
+	}
+	word := `\p{L}\p{Nl}\p{M}\p{Nd}\p{Pc}` + cp("200C") + cp("200D")
+	space := `\t\n\v\f\r` + cp("85") + `\p{Z}`
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c == '\\' && i+1 < len(p) {
+			e := p[i+1]
+			i++
+			switch {
+			case e == 'd':
+				b.WriteString(`\p{Nd}`)
+			case e == 'w' && inClass:
+				b.WriteString(word)
+			case e == 's' && inClass:
+				b.WriteString(space)
+			case e == 'w':
+				b.WriteString("[" + word + "]")
+			case e == 's':
+				b.WriteString("[" + space + "]")
+			case e == 'D' && !inClass:
+				b.WriteString(`\P{Nd}`)
+			case e == 'W' && !inClass:
+				b.WriteString("[^" + word + "]")
+			case e == 'S' && !inClass:
+				b.WriteString("[^" + space + "]")
+			default:
+				b.WriteByte('\\')
+				b.WriteByte(e)
+			}
+			continue
+		}
+		switch {
+		case !inClass && c == '[':
+			inClass = true
+			b.WriteByte(c)
+			if i+1 < len(p) && p[i+1] == '^' {
+				b.WriteByte('^')
+				i++
+			}
+			if i+1 < len(p) && p[i+1] == ']' {
+				b.WriteByte(']')
+				i++
+			}
+			continue
+		case inClass && c == ']':
+			inClass = false
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }

@@ -126,6 +126,7 @@ func (r *resolver) checkInheritance() {
 			}
 		}
 	}
+	r.findCycles()
 	// Break inheritance cycles so that walks up the chain end.
 	for _, pi := range r.infos {
 		if pi.cached {
@@ -174,6 +175,7 @@ func (r *resolver) schemaByIdent(pi *pkgInfo, id *syntax.Identifier) *schemaInfo
 
 func (r *resolver) checkBodies(p *Package) {
 	r.checkGlobals(p)
+	r.checkSchemaTypes(p)
 	r.pkg = r.infos[p.Path]
 	r.assigned = map[string]syntax.Position{}
 	r.varTypes = map[string]*typ{}

@@ -37,6 +37,8 @@ type pkgInfo struct {
 	// diagnostics are read-only.
 	cached bool
 	diags  []*Diagnostic
+	// cycles are the inheritance cycles starting in this package.
+	cycles [][]*schemaInfo
 }
 
 func (pi *pkgInfo) define(name string, s *symbol) {

@@ -353,22 +353,6 @@ type stmtRef struct {
 	file *fileUnit
 }
 
-// lazyScope is a scope of order-independent assignments: a name read before its
-// assignments ran triggers them (KCL's backtracking evaluation).
-type lazyScope struct {
-	vals    map[string]value.Value
-	order   []string
-	setters map[string][]int
-	stmts   []stmtRef
-	done    []bool
-	running map[string]bool
-	// declared records names that have a plain assignment, for immutability.
-	assigned map[string]bool
-	inOrder  map[string]bool
-	// types are the annotations of globals; later assignments must match.
-	types map[string]declaredType
-}
-
 type declaredType struct {
 	ty  syntax.Type
 	env *env
@@ -379,67 +363,4 @@ type declaredType struct {
 type exprResult struct {
 	v   value.Value
 	pos syntax.Position
-}
-
-func newLazyScope(refs []stmtRef) *lazyScope {
-	ls := &lazyScope{
-		vals:     map[string]value.Value{},
-		setters:  map[string][]int{},
-		stmts:    refs,
-		done:     make([]bool, len(refs)),
-		running:  map[string]bool{},
-		assigned: map[string]bool{},
-		types:    map[string]declaredType{},
-	}
-	ls.inOrder = map[string]bool{}
-	for i, r := range refs {
-		for _, n := range stmtTargets(r.stmt, nil) {
-			s := ls.setters[n]
-			if len(s) == 0 || s[len(s)-1] != i {
-				ls.setters[n] = append(s, i)
-			}
-			// Output order is declaration order, whatever order values are computed in.
-			if !ls.inOrder[n] {
-				ls.inOrder[n] = true
-				ls.order = append(ls.order, n)
-			}
-		}
-	}
-	return ls
-}
-
-func (ls *lazyScope) set(name string, v value.Value) {
-	if !ls.inOrder[name] {
-		ls.inOrder[name] = true
-		ls.order = append(ls.order, name)
-	}
-	ls.vals[name] = v
-}
-
-// stmtTargets lists the names a statement may assign.
-func stmtTargets(s syntax.Stmt, out []string) []string {
-	switch s := s.(type) {
-	case *syntax.AssignStmt:
-		for _, t := range s.Targets {
-			out = append(out, t.Name.Value)
-		}
-	case *syntax.AugAssignStmt:
-		out = append(out, s.Target.Name.Value)
-	case *syntax.UnificationStmt:
-		out = append(out, s.Target.Names[0].Value)
-	case *syntax.SchemaAttr:
-		out = append(out, s.Name.Value)
-	case *syntax.SchemaStmt:
-		out = append(out, s.Name.Value)
-	case *syntax.RuleStmt:
-		out = append(out, s.Name.Value)
-	case *syntax.IfStmt:
-		for _, b := range s.Body {
-			out = stmtTargets(b, out)
-		}
-		for _, b := range s.Orelse {
-			out = stmtTargets(b, out)
-		}
-	}
-	return out
 }

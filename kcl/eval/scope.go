@@ -1,3 +1,44 @@
+// Scopes and the lazy scope.
+//
+// A name is looked up (Interp.lookup) through, in order: the local variables
+// of lambdas and comprehensions (env.locals, a chain of maps, which also
+// holds the keys written so far in a config literal being built), the schema
+// instance under construction (env.schema), the package's globals, the
+// imports of the file (and, for the main package, of its other files), then
+// the builtins.
+//
+// Globals and schema attributes live in a lazyScope, because KCL assignments
+// are order-independent: `b = a + 1` may come before `a = 1`, in the same file
+// or in another file of the package. A lazyScope is built before anything
+// runs, from the statements of the package (or of a schema's bodies, its
+// parents' and mixins' included):
+//
+//   - stmts lists the statements; setters maps each name to the indexes of the
+//     statements that may assign it (an if statement counts for the names its
+//     branches assign); order is the names in the order they are first
+//     written, which is the order of the output whatever order values are
+//     computed in.
+//   - Running statement i marks done[i] first, so each runs at most once.
+//
+// The package runs its statements in source order (evalPackage). When a
+// statement reads a name (globalLookup, frameLookup for a schema), the name's
+// setters that have not run yet run first, in source order, and then the
+// value is read: `b = a + 1` runs `a = 1` on the spot. running[name] marks a
+// name whose setters are running, so that a statement reading the name it
+// assigns (`_a = _a + 1`) or a cycle (`a = b`, `b = a`) reads the value set so
+// far (Undefined if none) instead of recursing forever. A name that has
+// setters but no value (its only assignment is on a branch that did not run)
+// reads as Undefined.
+//
+// A schema instance gets a fresh lazyScope over the combined bodies of its
+// type chain (schemaFrame.ls): its attributes are computed on demand in the
+// same way, and an attribute declared but never set reads as Undefined. A
+// statement that assigns an attribute marks it running while it runs, so that
+// reading the attribute there gives its value so far without pulling in its
+// later setters (a mixin adding to `labels` sees the labels before it). The
+// instance's config is merged into each attribute as it is assigned
+// (frameSet), so a body default and `A {x = 1}` meet where x is set.
+
 package eval
 
 import (
@@ -208,4 +249,83 @@ func (p *pkgState) fileAt(path string) *fileUnit {
 		}
 	}
 	return nil
+}
+
+// lazyScope is a scope of order-independent assignments: a name read before its
+// assignments ran triggers them (KCL's backtracking evaluation).
+type lazyScope struct {
+	vals    map[string]value.Value
+	order   []string
+	setters map[string][]int
+	stmts   []stmtRef
+	done    []bool
+	running map[string]bool
+	// declared records names that have a plain assignment, for immutability.
+	assigned map[string]bool
+	inOrder  map[string]bool
+	// types are the annotations of globals; later assignments must match.
+	types map[string]declaredType
+}
+
+func newLazyScope(refs []stmtRef) *lazyScope {
+	ls := &lazyScope{
+		vals:     map[string]value.Value{},
+		setters:  map[string][]int{},
+		stmts:    refs,
+		done:     make([]bool, len(refs)),
+		running:  map[string]bool{},
+		assigned: map[string]bool{},
+		types:    map[string]declaredType{},
+	}
+	ls.inOrder = map[string]bool{}
+	for i, r := range refs {
+		for _, n := range stmtTargets(r.stmt, nil) {
+			s := ls.setters[n]
+			if len(s) == 0 || s[len(s)-1] != i {
+				ls.setters[n] = append(s, i)
+			}
+			// Output order is declaration order, whatever order values are computed in.
+			if !ls.inOrder[n] {
+				ls.inOrder[n] = true
+				ls.order = append(ls.order, n)
+			}
+		}
+	}
+	return ls
+}
+
+func (ls *lazyScope) set(name string, v value.Value) {
+	if !ls.inOrder[name] {
+		ls.inOrder[name] = true
+		ls.order = append(ls.order, name)
+	}
+	ls.vals[name] = v
+}
+
+// stmtTargets lists the names a statement may assign.
+func stmtTargets(s syntax.Stmt, out []string) []string {
+	switch s := s.(type) {
+	case *syntax.AssignStmt:
+		for _, t := range s.Targets {
+			out = append(out, t.Name.Value)
+		}
+	case *syntax.AugAssignStmt:
+		out = append(out, s.Target.Name.Value)
+	case *syntax.UnificationStmt:
+		out = append(out, s.Target.Names[0].Value)
+	case *syntax.SchemaAttr:
+		out = append(out, s.Name.Value)
+	case *syntax.SchemaStmt:
+		out = append(out, s.Name.Value)
+	case *syntax.RuleStmt:
+		out = append(out, s.Name.Value)
+	case *syntax.IfStmt:
+		for _, b := range s.Body {
+			out = stmtTargets(b, out)
+		}
+		for _, b := range s.Orelse {
+			out = stmtTargets(b, out)
+		}
+	}
+	return out
 }

@@ -1,0 +1,259 @@
+// Schema definition: a schema or rule statement becomes a schemaDef (its
+// parent, mixins, attributes and checks resolved once), callable as a type.
+
+package eval
+
+import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// schemaDef is a schema (or rule) type: its statement, the environment it was
+// defined in, and its resolved parent and mixins.
+type schemaDef struct {
+	name    string
+	pkgPath string
+	stmt    *syntax.SchemaStmt
+	rule    *syntax.RuleStmt
+	env     *env // defining environment (file, package)
+	parent  *schemaDef
+	mixins  []*schemaDef
+	// attrs are the declared attributes of the whole chain, in order.
+	attrs     []string
+	attrTypes map[string]attrDecl
+	indexSig  *syntax.SchemaIndexSignature
+	indexEnv  *env
+	fn        *value.Function
+	instances []instanceRecord
+}
+
+type instanceRecord struct {
+	v   value.Value
+	pkg string
+}
+
+type attrDecl struct {
+	pos        syntax.Position
+	ty         syntax.Type
+	optional   bool
+	env        *env
+	decorators []*syntax.CallExpr
+}
+
+func (d *schemaDef) typeValue() *value.Function { return d.fn }
+
+func (d *schemaDef) isProtocol() bool { return d.stmt != nil && d.stmt.IsProtocol }
+
+// chain lists the schema and its ancestors, root first.
+func (d *schemaDef) chain() []*schemaDef {
+	var c []*schemaDef
+	for s := d; s != nil; s = s.parent {
+		c = append([]*schemaDef{s}, c...)
+	}
+	return c
+}
+
+func (d *schemaDef) isSubOf(o *schemaDef) bool {
+	for s := d; s != nil; s = s.parent {
+		if s == o || (s.name == o.name && s.pkgPath == o.pkgPath) {
+			return true
+		}
+	}
+	return false
+}
+
+func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error) {
+	if err := checkParams(s.Args); err != nil {
+		return nil, err
+	}
+	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, stmt: s, env: &env{file: e.file, pkg: e.pkg}, attrTypes: map[string]attrDecl{}}
+	if s.ParentName != nil {
+		pv, err := in.evalIdentifier(e, s.ParentName)
+		if err != nil {
+			return nil, err
+		}
+		pdef, ok := schemaDefOf(pv)
+		if !ok {
+			return nil, errorAt(s.ParentName.Pos(), KindIllegalInherit, "invalid schema inherit object type, expect schema, got '%s'", pv.Type())
+		}
+		if pdef.stmt != nil && pdef.stmt.IsMixin {
+			return nil, errorAt(s.ParentName.Pos(), KindIllegalInherit, "mixin inheritance %s is prohibited", pdef.name)
+		}
+		def.parent = pdef
+		def.attrs = append(def.attrs, pdef.attrs...)
+		for k, v := range pdef.attrTypes {
+			def.attrTypes[k] = v
+		}
+		def.indexSig, def.indexEnv = pdef.indexSig, pdef.indexEnv
+	}
+	for _, m := range s.Mixins {
+		mv, err := in.evalIdentifier(e, m)
+		if err != nil {
+			return nil, err
+		}
+		mdef, ok := schemaDefOf(mv)
+		if !ok {
+			return nil, errorAt(m.Pos(), KindIllegalInherit, "illegal schema mixin object type, expected mixin, got '%s'", mv.Type())
+		}
+		def.mixins = append(def.mixins, mdef)
+	}
+	addAttrs := func(body []syntax.Stmt, de *env) {
+		var walk func([]syntax.Stmt)
+		walk = func(stmts []syntax.Stmt) {
+			for _, st := range stmts {
+				switch a := st.(type) {
+				case *syntax.SchemaAttr:
+					name := a.Name.Value
+					if _, ok := def.attrTypes[name]; !ok {
+						def.attrs = append(def.attrs, name)
+					}
+					prev, had := def.attrTypes[name]
+					decl := attrDecl{pos: a.Pos(), ty: a.Ty, optional: a.IsOptional, env: de, decorators: a.Decorators}
+					if had && a.Ty == nil {
+						decl.ty, decl.env, decl.pos = prev.ty, prev.env, prev.pos
+					}
+					def.attrTypes[name] = decl
+				case *syntax.IfStmt:
+					walk(a.Body)
+					walk(a.Orelse)
+				}
+			}
+		}
+		walk(body)
+	}
+	addAttrs(s.Body, def.env)
+	for _, m := range def.mixins {
+		if m.stmt != nil {
+			addAttrs(m.stmt.Body, m.env)
+		}
+	}
+	if s.IndexSignature != nil {
+		def.indexSig, def.indexEnv = s.IndexSignature, def.env
+		if err := checkIndexSignature(s); err != nil {
+			return nil, err
+		}
+	}
+	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
+	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos(), in.currentPkg)
+	}
+	return def, nil
+}
+
+func (in *Interp) defineRule(e *env, s *syntax.RuleStmt) (*schemaDef, error) {
+	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, rule: s, env: &env{file: e.file, pkg: e.pkg}, attrTypes: map[string]attrDecl{}}
+	for _, p := range s.ParentRules {
+		pv, err := in.evalIdentifier(e, p)
+		if err != nil {
+			return nil, err
+		}
+		if pdef, ok := schemaDefOf(pv); ok {
+			def.mixins = append(def.mixins, pdef)
+		}
+	}
+	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
+	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos(), in.currentPkg)
+	}
+	return def, nil
+}
+
+func schemaDefOf(v value.Value) (*schemaDef, bool) {
+	f, ok := v.(*value.Function)
+	if !ok {
+		return nil, false
+	}
+	d, ok := f.Closure.(*schemaDef)
+	return d, ok
+}
+
+// schemaTypeAttr serves members of a schema type such as S.instances().
+func (in *Interp) schemaTypeAttr(def *schemaDef, name string) (value.Value, bool) {
+	switch name {
+	case "instances":
+		return value.NewBuiltin("instances", func(t *value.Thread, b *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+			full := len(args) > 0 && args[0].Truth()
+			for _, kw := range kwargs {
+				if kw.Key == "full_pkg" {
+					full = kw.Value.Truth()
+				}
+			}
+			var out []value.Value
+			for _, r := range def.instances {
+				if full || r.pkg == value.MainPkg {
+					out = append(out, r.v)
+				}
+			}
+			return value.NewList(out), nil
+		}), true
+	}
+	return nil, false
+}
+
+func schemaTypeName(def *schemaDef) string {
+	if def.pkgPath == "" || def.pkgPath == value.MainPkg {
+		return def.name
+	}
+	return def.pkgPath + "." + def.name
+}
+
+// checkParams rejects a parameter without default after one with a default.
+func checkParams(a *syntax.Arguments) error {
+	if a == nil {
+		return nil
+	}
+	var lastDefault syntax.Expr
+	for i := range a.Args {
+		if i < len(a.Defaults) && a.Defaults[i] != nil {
+			lastDefault = a.Defaults[i]
+		} else if lastDefault != nil {
+			return &Error{Kind: KindIllegalParameter, Msg: "non-default argument follows default argument", Pos: lastDefault.Pos(),
+				Note: "A default argument value must be followed by other default arguments"}
+		}
+	}
+	return nil
+}
+
+// checkIndexSignature applies the official checker's rules to a schema's own
+// attributes: each type must meet the index signature's value type, and the
+// signature's key name must not be an attribute.
+func checkIndexSignature(s *syntax.SchemaStmt) error {
+	sig := s.IndexSignature
+	valueTy := syntax.TypeString(sig.ValueTy)
+	for _, st := range s.Body {
+		a, ok := st.(*syntax.SchemaAttr)
+		if !ok {
+			continue
+		}
+		if sig.KeyName != nil && sig.KeyName.Value == a.Name.Value {
+			return errorAt(sig.Pos(), KindIndexSignature, "index signature attribute name '%s' cannot have the same name as schema attributes", a.Name.Value)
+		}
+		if sig.AnyOther || a.Ty == nil || sig.ValueTy == nil || valueTy == "any" {
+			continue
+		}
+		attrTy := syntax.TypeString(a.Ty)
+		if attrTy == valueTy {
+			continue
+		}
+		if u, ok := sig.ValueTy.(*syntax.UnionType); ok {
+			fits := false
+			for _, el := range u.TypeElements {
+				if syntax.TypeString(el) == attrTy {
+					fits = true
+				}
+			}
+			if fits {
+				continue
+			}
+		}
+		if _, basic := a.Ty.(*syntax.BasicType); !basic {
+			continue // only clear mismatches of basic types are rejected here
+		}
+		if _, basic := sig.ValueTy.(*syntax.BasicType); !basic {
+			continue
+		}
+		keyTy := syntax.TypeString(sig.KeyTy)
+		return errorAt(a.Pos(), KindIndexSignature, "the type '%s' of schema attribute '%s' does not meet the index signature definition [%s]: %s", attrTy, a.Name.Value, keyTy, valueTy)
+	}
+	return nil
+}

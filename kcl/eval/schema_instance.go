@@ -1,0 +1,456 @@
+// Schema instantiation: a call or `Name {...}` runs the schema body of each
+// type in the inheritance chain over a frame (the instance under construction)
+// with the config merged in, then the checks.
+
+package eval
+
+import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
+
+// schemaFrame is one schema instance under construction.
+type schemaFrame struct {
+	// cfgExpr is the config literal the instance was written with, if any,
+	// to locate type errors at the offending entry.
+	cfgExpr *syntax.ConfigExpr
+	def     *schemaDef
+	inst    *value.Dict
+	config  *value.Dict
+	ls      *lazyScope
+	envs    map[*fileUnit]*env
+	// stmtEnv gives each statement of the combined bodies its environment.
+	stmtEnv []*env
+}
+
+func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, error) {
+	in.exprStack++
+	defer func() { in.exprStack-- }()
+	tv, err := in.evalIdentifier(e, x.Name)
+	if err != nil {
+		return nil, err
+	}
+	var cfg value.Value = value.NewDict(0)
+	if x.Config != nil {
+		cfg, err = in.eval(e, x.Config)
+		if err != nil {
+			return nil, err
+		}
+	}
+	args, kwargs, err := in.evalArgs(e, x.Args, x.Kwargs)
+	if err != nil {
+		return nil, err
+	}
+	def, ok := schemaDefOf(tv)
+	if !ok {
+		// `value {config}` unions config into a copy of a dict or instance.
+		if isContainerValue(tv) {
+			return in.union(tv, cfg, x.Pos())
+		}
+		return nil, errorAt(x.Name.Pos(), value.KindEvaluation, "'%s' is not a schema type", x.Name.Name())
+	}
+	d, ok := value.AsDict(cfg)
+	if !ok {
+		return nil, errorAt(x.Pos(), value.KindType, "schema config must be a dict, got %s", cfg.Type())
+	}
+	in.nextCfgExpr, _ = x.Config.(*syntax.ConfigExpr)
+	return in.instantiate(def, d, args, kwargs, x.Pos(), e.pkg.path)
+}
+
+// resolveSchema re-runs a schema after a union changed its config.
+func (in *Interp) resolveSchema(s *value.Schema, keys []string) (value.Value, error) {
+	def, ok := s.Def.(*schemaDef)
+	if !ok {
+		return s, nil
+	}
+	cfg := value.NewDict(len(keys))
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		if v, ok := s.Config.Get(k); ok {
+			cfg.SetEntry(value.Entry{Key: k, Value: v, Op: value.OpOverride, Index: value.NoIndex})
+		}
+	}
+	return in.instantiate(def, cfg, s.Args, s.Kwargs, syntax.Position{}, "")
+}
+
+// instantiate builds an instance of def from a config.
+// instantiate builds an instance; recordPkg is the package creating it, for
+// instances(), or "" when a union re-runs an existing instance.
+func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position, recordPkg string) (value.Value, error) {
+	cfgExpr := in.nextCfgExpr
+	in.nextCfgExpr = nil
+	if def.isProtocol() {
+		return nil, errorAt(pos, value.KindEvaluation, "Protocol %s can't be instantiated", def.name)
+	}
+	if def.stmt != nil && def.stmt.IsMixin {
+		return nil, errorAt(pos, value.KindEvaluation, "Mixin %s can't be instantiated", def.name)
+	}
+	if err := in.thread.Enter(); err != nil {
+		return nil, locate(err, pos)
+	}
+	defer in.thread.Leave()
+	if def.stmt != nil {
+		if err := in.checkDeprecated(def.env, def.stmt.Decorators, def.name, pos); err != nil {
+			return nil, err
+		}
+	}
+	for _, ent := range config.Entries() {
+		if a, ok := def.attrTypes[ent.Key]; ok && len(a.decorators) > 0 && !value.IsNoneOrUndefined(ent.Value) {
+			if err := in.checkDeprecated(a.env, a.decorators, ent.Key, pos); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if len(args) > 0 || len(kwargs) > 0 {
+		hasParams := false
+		for _, d := range def.chain() {
+			if (d.stmt != nil && d.stmt.Args != nil && len(d.stmt.Args.Args) > 0) || (d.rule != nil && d.rule.Args != nil && len(d.rule.Args.Args) > 0) {
+				hasParams = true
+			}
+		}
+		if !hasParams {
+			if len(kwargs) > 0 {
+				return nil, errorAt(pos, KindCompile, "\"%s\" got an unexpected keyword argument '%s'", def.name, kwargs[0].Key)
+			}
+			return nil, errorAt(pos, KindCompile, "\"%s\" takes 0 positional argument but %d were given", def.name, len(args))
+		}
+	}
+	in.schemaStack++
+	defer func() { in.schemaStack-- }()
+	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config, cfgExpr: cfgExpr}
+	// Combined bodies: ancestors first, each followed by its mixins.
+	var refs []stmtRef
+	var envs []*env
+	addBody := func(d *schemaDef, body []syntax.Stmt, params *syntax.Arguments) error {
+		be := &env{file: d.env.file, pkg: d.env.pkg, schema: f}
+		if params != nil {
+			vars, err := in.bindParams(d.env, params, args, kwargs, pos)
+			if err != nil {
+				return err
+			}
+			be.locals = &locals{vars: vars}
+		}
+		for _, st := range body {
+			refs = append(refs, stmtRef{stmt: st, file: d.env.file})
+			envs = append(envs, be)
+		}
+		return nil
+	}
+	for _, d := range def.chain() {
+		if d.stmt != nil {
+			if err := addBody(d, d.stmt.Body, d.stmt.Args); err != nil {
+				return nil, err
+			}
+		}
+		for _, m := range d.mixins {
+			if m.stmt != nil {
+				if err := addBody(m, m.stmt.Body, nil); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	f.ls = newLazyScope(refs)
+	f.stmtEnv = envs
+	for _, name := range f.ls.order {
+		f.inst.Set(name, value.Undefined)
+	}
+	for i := range refs {
+		if err := in.runFrameStmt(f, i); err != nil {
+			return nil, err
+		}
+	}
+	// Config keys the body did not assign: placeholders of attributes take the
+	// config value; other keys need an index signature.
+	var relaxedKeys []string
+	for _, ent := range config.Entries() {
+		if v, ok := f.inst.Get(ent.Key); ok {
+			if value.IsUndefined(v) {
+				f.inst.SetEntry(value.Entry{Key: ent.Key, Value: ent.Value, Op: ent.Op, Index: ent.Index})
+			}
+			continue
+		}
+		if def.indexSig == nil && def.rule == nil {
+			at := pos
+			if cfgExpr != nil {
+				for _, it := range cfgExpr.Items {
+					if it.Key != nil && entryKey(it) == ent.Key {
+						at = it.Key.Pos()
+						break
+					}
+				}
+			}
+			return nil, errorAt(at, KindCompile, "Cannot add member '%s' to schema '%s'", ent.Key, def.name)
+		}
+		relaxedKeys = append(relaxedKeys, ent.Key)
+	}
+	checked := false
+	if def.indexSig != nil && def.indexSig.KeyName != nil {
+		// As the runtime does: bind the key name as an attribute while each
+		// relaxed key is added and checked, then swap-remove it.
+		keyName := def.indexSig.KeyName.Value
+		for _, k := range relaxedKeys {
+			f.inst.Set(keyName, value.Str(k))
+			if err := in.addRelaxed(f, k, pos); err != nil {
+				return nil, err
+			}
+			if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
+				return nil, err
+			}
+		}
+		f.inst.Delete(keyName)
+		checked = true
+	} else {
+		for _, k := range relaxedKeys {
+			if err := in.addRelaxed(f, k, pos); err != nil {
+				return nil, err
+			}
+		}
+	}
+	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: instanceMeta{config: config, pos: pos}, Args: args, Kwargs: kwargs}
+	for _, ent := range config.Entries() {
+		inst.ConfigKeys = append(inst.ConfigKeys, ent.Key)
+	}
+	inst.Optional = map[string]bool{}
+	for name, a := range def.attrTypes {
+		inst.Optional[name] = a.optional
+	}
+	// Required attributes are checked on top-level instances only (nested ones
+	// may still be completed by a union), recursively.
+	if in.schemaStack <= 1 && in.exprStack <= 1 {
+		if err := checkRequired(inst, pos); err != nil {
+			return nil, err
+		}
+	}
+	if !checked {
+		if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
+			return nil, err
+		}
+	}
+	if def.rule != nil {
+		return value.True, nil
+	}
+	if recordPkg != "" {
+		for _, d := range def.chain() {
+			d.instances = append(d.instances, instanceRecord{v: inst, pkg: recordPkg})
+		}
+	}
+	if err := in.thread.Alloc(f.inst.Len() + 1); err != nil {
+		return nil, locate(err, pos)
+	}
+	return inst, nil
+}
+
+func (in *Interp) runFrameStmt(f *schemaFrame, i int) error {
+	if f.ls.done[i] {
+		return nil
+	}
+	f.ls.done[i] = true
+	// Inside a statement that assigns an attribute, reading that attribute
+	// gives its value so far without running its later setters (the
+	// runtime's in-place rule): a mixin reading `kubernetes` while adding to
+	// it must not pull in the mixins after it.
+	var marked []string
+	for _, n := range stmtTargets(f.ls.stmts[i].stmt, nil) {
+		if !f.ls.running[n] {
+			f.ls.running[n] = true
+			marked = append(marked, n)
+		}
+	}
+	defer func() {
+		for _, n := range marked {
+			delete(f.ls.running, n)
+		}
+	}()
+	return in.execStmt(f.stmtEnv[i], f.ls.stmts[i].stmt)
+}
+
+// frameLookup reads an attribute of the instance under construction.
+func (in *Interp) frameLookup(f *schemaFrame, name string) (value.Value, bool, error) {
+	ls := f.ls
+	if idxs, ok := ls.setters[name]; ok && !ls.running[name] {
+		ls.running[name] = true
+		for _, i := range idxs {
+			if !ls.done[i] {
+				if err := in.runFrameStmt(f, i); err != nil {
+					delete(ls.running, name)
+					return nil, false, err
+				}
+			}
+		}
+		delete(ls.running, name)
+	}
+	if v, ok := f.inst.Get(name); ok {
+		return v, true, nil
+	}
+	if v, ok := f.config.Get(name); ok {
+		return v, true, nil
+	}
+	if _, ok := f.def.attrTypes[name]; ok {
+		return value.Undefined, true, nil
+	}
+	return nil, false, nil
+}
+
+// frameSet assigns an attribute: the instance's config takes precedence over
+// the schema body, combined by the config entry's operation.
+func (in *Interp) frameSet(f *schemaFrame, e *env, name string, v value.Value, pos syntax.Position) error {
+	if ent, ok := f.config.Entry(name); ok {
+		var err error
+		switch ent.Op {
+		case value.OpOverride:
+			if ent.Index == value.NoIndex {
+				v = ent.Value
+			} else {
+				v, err = in.applyEntry(v, ent, pos)
+			}
+		case value.OpInsert:
+			v, err = in.applyEntry(v, ent, pos)
+		default:
+			if isContainerValue(v) && isContainerValue(ent.Value) {
+				v, err = in.applyEntry(v, ent, pos)
+			} else if !value.IsUndefined(ent.Value) {
+				v = ent.Value
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if a, ok := f.def.attrTypes[name]; ok && a.ty != nil {
+		r, ok, err := in.tryConvert(a.env, v, a.ty, true)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return in.attrTypeError(f, a, name, v, pos)
+		}
+		v = r
+	}
+	// Keep the config's operation on the key: a later union of this instance
+	// (e.g. `env += [...]`) honours it, as the runtime's dict ops do.
+	if ent, ok := f.config.Entry(name); ok {
+		f.inst.SetEntry(value.Entry{Key: name, Value: v, Op: ent.Op, Index: ent.Index})
+		return nil
+	}
+	f.inst.Set(name, v)
+	return nil
+}
+
+// reapplyConfig lets the config win over a schema body's nested assignment
+// such as `metadata.env = "dev"`.
+func (in *Interp) reapplyConfig(f *schemaFrame, name string, pos syntax.Position) error {
+	ent, ok := f.config.Entry(name)
+	if !ok {
+		return nil
+	}
+	cur, _ := f.inst.Get(name)
+	if !isContainerValue(cur) || !isContainerValue(ent.Value) {
+		return nil
+	}
+	v, err := in.applyEntry(cur, value.Entry{Key: name, Value: ent.Value, Op: value.OpUnion, Index: value.NoIndex}, pos)
+	if err != nil {
+		return err
+	}
+	f.inst.Set(name, v)
+	return nil
+}
+
+// applyEntry merges one config entry into a value via a one-key union.
+func (in *Interp) applyEntry(v value.Value, ent value.Entry, pos syntax.Position) (value.Value, error) {
+	holder := value.NewDict(1)
+	if !value.IsUndefined(v) {
+		holder.Set(ent.Key, value.DeepCopy(v))
+	}
+	delta := value.NewDict(1)
+	delta.SetEntry(ent)
+	if _, err := value.Union(in.thread, holder, delta, in.unionOptions()); err != nil {
+		return nil, locate(err, lineOnly(pos))
+	}
+	r, _ := holder.Get(ent.Key)
+	return r, nil
+}
+
+func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
+	if e.schema == nil {
+		return errorAt(s.Pos(), KindCompile, "schema attribute outside a schema")
+	}
+	var v value.Value = value.Undefined
+	if s.Value == nil {
+		if lt, ok := s.Ty.(*syntax.LiteralType); ok {
+			v = literalTypeValue(lt)
+		}
+	}
+	if s.Value != nil {
+		var err error
+		v, err = in.eval(e, s.Value)
+		if err != nil {
+			return err
+		}
+		if op, ok := s.Op.BinOp(); ok {
+			old, _ := e.schema.inst.Get(s.Name.Value)
+			if old == nil {
+				old = value.Undefined
+			}
+			v, err = in.binary(op, old, v, s.Pos())
+			if err != nil {
+				return err
+			}
+		}
+	} else if old, ok := e.schema.inst.Get(s.Name.Value); ok {
+		v = old
+	}
+	if err := in.frameSet(e.schema, e, s.Name.Value, v, s.Pos()); err != nil {
+		return err
+	}
+	// An attribute's own value (no config entry) is kept with the override
+	// operation, as the runtime's schema_dict_merge does: unifying a later
+	// instance of the schema replaces the key instead of merging into it.
+	if _, inConfig := e.schema.config.Entry(s.Name.Value); s.Value != nil && !inConfig {
+		if cur, ok := e.schema.inst.Get(s.Name.Value); ok {
+			e.schema.inst.SetEntry(value.Entry{Key: s.Name.Value, Value: cur, Op: value.OpOverride, Index: value.NoIndex})
+		}
+	}
+	return nil
+}
+
+// addRelaxed adds a config key that is not an attribute through the index
+// signature: its default (if any) combined with the config entry, checked
+// against the value type.
+func (in *Interp) addRelaxed(f *schemaFrame, key string, pos syntax.Position) error {
+	ent, _ := f.config.Entry(key)
+	sig := f.def.indexSig
+	if sig == nil {
+		f.inst.SetEntry(ent)
+		return nil
+	}
+	var dv value.Value = value.Undefined
+	if sig.Value != nil {
+		ie := &env{file: f.def.indexEnv.file, pkg: f.def.indexEnv.pkg, schema: f}
+		var err error
+		if dv, err = in.eval(ie, sig.Value); err != nil {
+			return err
+		}
+	}
+	v, err := in.applyEntry(dv, ent, pos)
+	if err != nil {
+		return err
+	}
+	if sig.ValueTy != nil {
+		if v, err = in.convertType(f.def.indexEnv, v, sig.ValueTy, lineOnly(pos)); err != nil {
+			return err
+		}
+	}
+	f.inst.SetEntry(value.Entry{Key: key, Value: v, Op: ent.Op, Index: ent.Index})
+	return nil
+}
+
+// instanceMeta is what an instance remembers of its making (value.Schema.Meta).
+type instanceMeta struct {
+	config *value.Dict
+	pos    syntax.Position
+}

@@ -37,37 +37,74 @@ func positional(n int) string {
 	return fmt.Sprintf("%d positional argument", n)
 }
 
-// schemaArguments checks the arguments of a schema instantiation against
-// the schema's own parameters: too many positional arguments, unknown or
-// repeated keywords, missing required ones.
+// signature is what a call is checked against: the parameters of a
+// schema, or of a lambda assigned to a global of the package.
+type signature struct {
+	name string // as the official engine quotes it
+	args *syntax.Arguments
+	pkg  *pkgInfo
+}
+
+// schemaArguments checks the arguments of a schema instantiation or of a
+// call of a package-level lambda.
 func (r *resolver) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kwargs []*syntax.Keyword) {
-	if fn == nil || len(fn.Names) == 0 || r.localHas(fn.Names[0].Value) {
+	if fn == nil || len(fn.Names) == 0 || r.shadowed(fn) {
 		return
 	}
-	if r.schema != nil && r.schema.hasAttr(fn.Names[0].Value) {
+	var sig signature
+	if si := r.schemaByIdent(r.pkg, fn); si != nil && si.stmt != nil {
+		sig = signature{args: si.stmt.Args, pkg: r.infos[si.pkg.Path]}
+	} else if len(fn.Names) == 1 {
+		lam := r.globalLambdas[fn.Names[0].Value]
+		if lam == nil {
+			return
+		}
+		sig = signature{args: lam.Args, pkg: r.pkg}
+	} else {
 		return
 	}
-	si := r.schemaByIdent(r.pkg, fn)
-	if si == nil || si.stmt == nil {
-		return
-	}
-	var params []string
-	var required []string
-	if a := si.stmt.Args; a != nil {
+	sig.name = `"` + fn.Names[len(fn.Names)-1].Value + `"`
+	r.callArguments(fn, sig, args, kwargs)
+}
+
+type param struct {
+	name     string
+	ty       syntax.Type
+	required bool
+	pos      syntax.Position
+}
+
+func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []syntax.Expr, kwargs []*syntax.Keyword) {
+	var params []param
+	if a := sig.args; a != nil {
 		for i, p := range a.Args {
 			if p == nil || len(p.Names) == 0 {
 				continue
 			}
-			name := p.Names[len(p.Names)-1].Value
-			params = append(params, name)
-			if i >= len(a.Defaults) || a.Defaults[i] == nil {
-				required = append(required, name)
+			pr := param{name: p.Names[len(p.Names)-1].Value, pos: p.Pos(), required: i >= len(a.Defaults) || a.Defaults[i] == nil}
+			if i < len(a.TyList) {
+				pr.ty = a.TyList[i]
 			}
+			params = append(params, pr)
 		}
 	}
-	funcName := `"` + fn.Names[len(fn.Names)-1].Value + `"`
-	if len(args) > len(params) {
-		r.report(KindCompile, args[len(params)].Pos(), "%s takes %s but %d were given", funcName, positional(len(params)), len(args))
+	check := func(p param, v syntax.Expr) {
+		if p.ty == nil || v == nil {
+			return
+		}
+		want := r.fromSyntax(sig.pkg, p.ty, 0)
+		if want.isAny() {
+			return
+		}
+		pos := p.pos
+		r.mustAssignAt(r.exprType(v, 0), want, v.Pos(), &pos)
+	}
+	for i, a := range args {
+		if i >= len(params) {
+			r.report(KindCompile, args[len(params)].Pos(), "%s takes %s but %d were given", sig.name, positional(len(params)), len(args))
+			break
+		}
+		check(params[i], a)
 	}
 	seen := map[string]bool{}
 	for _, kw := range kwargs {
@@ -76,28 +113,36 @@ func (r *resolver) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kw
 		}
 		name := kw.Arg.Names[0].Value
 		if seen[name] {
-			r.report(KindCompile, kw.Pos(), "%s has duplicated keyword argument %s", funcName, name)
+			r.report(KindCompile, kw.Pos(), "%s has duplicated keyword argument %s", sig.name, name)
 		}
 		seen[name] = true
-		known := false
+		var names []string
+		found := false
 		for _, p := range params {
-			known = known || p == name
+			names = append(names, p.name)
+			if p.name == name {
+				found = true
+				check(p, kw.Value)
+			}
 		}
-		if !known {
+		if !found {
 			msg := ""
-			if suggs := suggestions(name, params); len(suggs) > 0 {
+			if suggs := suggestions(name, names); len(suggs) > 0 {
 				msg = fmt.Sprintf(", did you mean '%s'?", strings.Join(suggs, " or "))
 			}
-			r.report(KindCompile, kw.Arg.Pos(), "%s got an unexpected keyword argument '%s'%s", funcName, name, msg)
+			r.report(KindCompile, kw.Arg.Pos(), "%s got an unexpected keyword argument '%s'%s", sig.name, name, msg)
 		}
 	}
-	got := len(args)
-	for _, p := range required {
-		if seen[p] {
-			got++
+	got, required := len(args), 0
+	for _, p := range params {
+		if p.required {
+			required++
+			if seen[p.name] {
+				got++
+			}
 		}
 	}
-	if got < len(required) {
-		r.report(KindCompile, fn.Pos(), "expected %s, found %d", positional(len(required)), got)
+	if got < required {
+		r.report(KindCompile, fn.Pos(), "expected %s, found %d", positional(required), got)
 	}
 }

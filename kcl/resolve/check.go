@@ -26,6 +26,8 @@ type resolver struct {
 	varTypes    map[string]*typ
 	assignCount map[string]int
 	schemaScope *scope // the scope of the enclosing schema's body
+	// globalLambdas are the package's globals assigned a lambda once.
+	globalLambdas map[string]*syntax.LambdaExpr
 }
 
 // maxDepth bounds the nesting the pass follows; the parser bounds it first.
@@ -195,6 +197,18 @@ func (r *resolver) checkBodies(p *Package) {
 	}
 	for _, f := range p.Files {
 		count(f.Body)
+	}
+	r.globalLambdas = map[string]*syntax.LambdaExpr{}
+	for _, f := range p.Files {
+		for _, st := range f.Body {
+			as, ok := st.(*syntax.AssignStmt)
+			if !ok || len(as.Targets) != 1 || as.Targets[0] == nil || as.Targets[0].Name == nil || len(as.Targets[0].Paths) > 0 {
+				continue
+			}
+			if lam, ok := as.Value.(*syntax.LambdaExpr); ok && r.assignCount[as.Targets[0].Name.Value] == 1 {
+				r.globalLambdas[as.Targets[0].Name.Value] = lam
+			}
+		}
 	}
 	for _, f := range p.Files {
 		r.file = f

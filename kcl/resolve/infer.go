@@ -156,12 +156,22 @@ func (r *resolver) identType(id *syntax.Identifier) *typ {
 
 // mustAssign reports a value of type got stored where want is expected.
 func (r *resolver) mustAssign(got, want *typ, pos syntax.Position, decl *syntax.SchemaAttr) {
+	if decl != nil {
+		p := decl.Pos()
+		r.mustAssignAt(got, want, pos, &p)
+		return
+	}
+	r.mustAssignAt(got, want, pos, nil)
+}
+
+// mustAssignAt is mustAssign with the declaration's position, if any.
+func (r *resolver) mustAssignAt(got, want *typ, pos syntax.Position, declPos *syntax.Position) {
 	if assignable(got, want) {
 		return
 	}
 	d := &Diagnostic{Kind: KindType, Messages: []Message{{Pos: pos, Msg: fmt.Sprintf("expected %s, got %s", want, got)}}}
-	if decl != nil {
-		d.Messages = append(d.Messages, Message{Pos: decl.Pos(), Msg: fmt.Sprintf("variable is defined here, its type is %s, but got %s", want, got)})
+	if declPos != nil {
+		d.Messages = append(d.Messages, Message{Pos: *declPos, Msg: fmt.Sprintf("variable is defined here, its type is %s, but got %s", want, got)})
 	}
 	r.diag(d)
 }

@@ -14,22 +14,30 @@ import (
 )
 
 // imagePolicyHandler publishes for the KCLRuns whose status.imagePolicies
-// lists a policy when the policy's status.latestRef changes.
+// lists a policy whenever what their markers resolve to may change: the
+// policy is created (a held KCLRun waits for it; status.imagePolicies also
+// lists policies not found), its status.latestRef changes, or it is deleted
+// (the KCLRun must hold instead of following a policy that is gone).
 func (s *Service) imagePolicyHandler(ctx context.Context) toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, isInInitialList bool) {
 			if isInInitialList {
 				return
 			}
-			if p, ok := unwrap[*imagev1.ImagePolicy](obj); ok && p.Status.LatestRef != nil {
-				s.imagePolicyChanged(ctx, p)
+			if p, ok := unwrap[*imagev1.ImagePolicy](obj); ok {
+				s.imagePolicyChanged(ctx, p, "created")
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
 			old, ok1 := unwrap[*imagev1.ImagePolicy](oldObj)
 			p, ok2 := unwrap[*imagev1.ImagePolicy](newObj)
 			if ok1 && ok2 && latestRefChanged(old.Status.LatestRef, p.Status.LatestRef) {
-				s.imagePolicyChanged(ctx, p)
+				s.imagePolicyChanged(ctx, p, p.ResourceVersion)
+			}
+		},
+		DeleteFunc: func(obj any) {
+			if p, ok := unwrap[*imagev1.ImagePolicy](obj); ok {
+				s.imagePolicyChanged(ctx, p, "deleted")
 			}
 		},
 	}
@@ -42,7 +50,10 @@ func latestRefChanged(old, cur *imagev1.ImageRef) bool {
 	return old == nil || old.Name != cur.Name || old.Tag != cur.Tag || old.Digest != cur.Digest
 }
 
-func (s *Service) imagePolicyChanged(ctx context.Context, p *imagev1.ImagePolicy) {
+// imagePolicyChanged publishes for the KCLRuns that reference p; change names
+// the event in the message ID, so that a deletion is not taken for a
+// duplicate of the update with the same resourceVersion before it.
+func (s *Service) imagePolicyChanged(ctx context.Context, p *imagev1.ImagePolicy, change string) {
 	key := objectKey(p.Namespace, p.Name)
 	var runs kclv1.KCLRunList
 	if err := s.mgr.GetCache().List(ctx, &runs, client.MatchingFields{indexImagePolicies: key}); err != nil {
@@ -53,6 +64,6 @@ func (s *Service) imagePolicyChanged(ctx context.Context, p *imagev1.ImagePolicy
 	for i := range runs.Items {
 		run := &runs.Items[i]
 		s.enqueueFor(ctx, run, reconcilerequest.ReasonImagePolicyChanged, trigger, nil,
-			fmt.Sprintf("%s/imagepolicy/%s/%s", run.UID, p.UID, p.ResourceVersion))
+			fmt.Sprintf("%s/imagepolicy/%s/%s", run.UID, p.UID, change))
 	}
 }

@@ -84,3 +84,29 @@ func TestImagePolicyChangeRequestsOnlyKCLRunsUsingIt(t *testing.T) {
 	g.Expect(pendingCount(g, ns, "other-user")).To(BeZero())
 	g.Expect(pendingCount(g, ns, "bystander")).To(BeZero())
 }
+
+// Deleting a policy changes what its markers resolve to (the KCLRun must hold), and so
+// does creating one a held KCLRun waits for: both publish for the KCLRuns using it only.
+func TestImagePolicyDeletionAndCreationRequestKCLRunsUsingIt(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	policy := newImagePolicy(t, ns, "app")
+	user := newKCLRun(t, ns, "user", "repo")
+	newKCLRun(t, ns, "bystander", "repo")
+	setImagePolicies(t, user, ns+"/app")
+	for _, name := range []string{"user", "bystander"} {
+		waitForReason(t, ns, name, reconcilerequest.ReasonCreated)
+		consume(t, ns, name)
+	}
+
+	g.Expect(k8sClient.Delete(ctx, policy)).To(Succeed())
+	req := waitForReason(t, ns, "user", reconcilerequest.ReasonImagePolicyChanged)
+	g.Expect(req.Trigger).To(Equal("ImagePolicy/" + ns + "/app"))
+	consume(t, ns, "user")
+
+	// Recreated without a latestRef yet: the held KCLRun hears of it at once.
+	newImagePolicy(t, ns, "app")
+	waitForReason(t, ns, "user", reconcilerequest.ReasonImagePolicyChanged)
+	g.Expect(pendingCount(g, ns, "bystander")).To(BeZero())
+}

@@ -35,6 +35,20 @@ func TestEngineFloat(t *testing.T) {
 	}
 }
 
+// The digits printed for floats whose shortest form the ryu crate is known
+// to give (serde_json's output of the official engine for them).
+func TestShortestDigits(t *testing.T) {
+	for f, want := range map[float64]string{
+		5e-324: "5e-324", 1.7976931348623157e308: "1.7976931348623157e308", 2.2250738585072014e-308: "2.2250738585072014e-308",
+		1e21: "1e21", 1e16: "1e16", 1e15: "1000000000000000.0", 1.5e-7: "1.5e-7",
+		0.0001: "0.0001", 1e-5: "0.00001", 1e-7: "1e-7", 123456789.125: "123456789.125", 9007199254740993: "9007199254740992.0",
+	} {
+		if got := RyuFloat(f); got != want {
+			t.Errorf("%v printed %s, want %s", f, got, want)
+		}
+	}
+}
+
 func TestRyuRoundTrips(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for range 200000 {

@@ -220,9 +220,6 @@ func dictFrom(t *value.Thread, x value.Value) (*value.Dict, error) {
 		}
 		return out, nil
 	}
-	if value.IsNoneOrUndefined(x) {
-		return value.NewDict(0), nil
-	}
 	elems, err := Iterate(x)
 	if err != nil {
 		return nil, err
@@ -236,7 +233,14 @@ func dictFrom(t *value.Thread, x value.Value) (*value.Dict, error) {
 		if len(pair) != 2 {
 			return nil, evalErr("dictionary update sequence element #%d has length %d; 2 is required", i, len(pair))
 		}
-		out.Set(pair[0].String(), pair[1])
+		// 0.12.1 reads each pair's key and value from the outer sequence, not
+		// from the pair (builtin::dict iterates the pair with the sequence as
+		// host): every pair sets str(x[0]) to x[1], so dict([["a", 1], ["b",
+		// 2]]) is {"[a, 1]": ["b", 2]} and a one-pair list fails.
+		if len(elems) < 2 {
+			return nil, evalErr("called `Option::unwrap()` on a `None` value")
+		}
+		out.Set(elems[0].String(), elems[1])
 	}
 	return out, nil
 }

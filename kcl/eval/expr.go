@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/builtins"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/output"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -592,5 +593,5 @@ func interpolationText(v value.Value) string {
 	return v.String()
 }
 
-// formatYAML is set when the output package is wired.
-var formatYAML = func(v value.Value) string { return value.EncodeJSON(v, value.JSONOptions{}) }
+// formatYAML is `${v: #yaml}`: what yaml.encode(v) gives.
+func formatYAML(v value.Value) string { return string(output.EncodeYAML(v, false, false, false)) }

@@ -26,6 +26,8 @@ type resolver struct {
 	varTypes    map[string]*typ
 	assignCount map[string]int
 	schemaScope *scope // the scope of the enclosing schema's body
+	// paramTypes are the annotated parameters of the enclosing schema.
+	paramTypes map[string]*typ
 	// globalLambdas are the package's globals assigned a lambda once.
 	globalLambdas map[string]*syntax.LambdaExpr
 }
@@ -334,9 +336,17 @@ func (r *resolver) schemaStmt(s *syntax.SchemaStmt) {
 		sc.define(n)
 	}
 	r.local, r.schema = sc, si
-	prevSchemaScope := r.schemaScope
+	prevSchemaScope, prevParams := r.schemaScope, r.paramTypes
 	r.schemaScope = sc
-	defer func() { r.schemaScope = prevSchemaScope }()
+	r.paramTypes = map[string]*typ{}
+	if a := s.Args; a != nil {
+		for i, p := range a.Args {
+			if p != nil && len(p.Names) == 1 && i < len(a.TyList) && a.TyList[i] != nil {
+				r.paramTypes[p.Names[0].Value] = r.fromSyntax(r.pkg, a.TyList[i], 0)
+			}
+		}
+	}
+	defer func() { r.schemaScope, r.paramTypes = prevSchemaScope, prevParams }()
 	r.stmts(s.Body)
 	for _, c := range s.Checks {
 		r.expr(c.Test)
@@ -454,10 +464,10 @@ func (r *resolver) ident(id *syntax.Identifier) {
 		return
 	}
 	first := id.Names[0].Value
-	if r.localHas(first) {
-		return
-	}
-	if s := r.schema; s != nil && s.hasAttr(first) {
+	if r.localHas(first) || (r.schema != nil && r.schema.hasAttr(first)) {
+		if len(id.Names) > 1 {
+			r.attrPath(r.nameType(first), id, true)
+		}
 		return
 	}
 	sym := r.pkg.globals[first]
@@ -476,7 +486,11 @@ func (r *resolver) ident(id *syntax.Identifier) {
 		return
 	}
 	if len(id.Names) > 1 {
-		r.moduleMembers(sym, id)
+		if sym.kind == symModule {
+			r.moduleMembers(sym, id)
+			return
+		}
+		r.attrPath(r.nameType(first), id, true)
 	}
 }
 

@@ -107,6 +107,23 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		return &typ{kind: tDict, key: kt, elem: vt}
 	case *syntax.Identifier:
 		return r.identType(e)
+	case *syntax.SchemaExpr:
+		return r.instanceOf(e.Name)
+	case *syntax.CallExpr:
+		if id, ok := e.Func.(*syntax.Identifier); ok {
+			return r.instanceOf(id)
+		}
+	}
+	return anyT
+}
+
+// instanceOf is the type of an instance of the schema a name denotes.
+func (r *resolver) instanceOf(id *syntax.Identifier) *typ {
+	if id == nil || r.shadowed(id) {
+		return anyT
+	}
+	if si := r.schemaByIdent(r.pkg, id); si != nil && si.stmt != nil {
+		return &typ{kind: tSchema, schema: si, instance: true}
 	}
 	return anyT
 }
@@ -117,8 +134,11 @@ func (r *resolver) identType(id *syntax.Identifier) *typ {
 	if len(id.Names) == 0 {
 		return anyT
 	}
-	first := id.Names[0].Value
-	var t *typ
+	return r.attrPath(r.nameType(id.Names[0].Value), id, false)
+}
+
+// nameType types a single loaded name.
+func (r *resolver) nameType(first string) *typ {
 	for sc := r.local; sc != nil; sc = sc.parent {
 		if sc.names[first] {
 			if sc != r.schemaScope {
@@ -132,21 +152,54 @@ func (r *resolver) identType(id *syntax.Identifier) *typ {
 		if r.schema.isRule {
 			return anyT
 		}
-		t, _ = r.attrType(r.schema, first)
+		t, _ := r.attrType(r.schema, first)
+		return t
 	case r.localHas(first):
-		return anyT
-	default:
-		t = r.varTypes[first]
-		if t == nil {
-			return anyT
+		if t := r.paramTypes[first]; t != nil && r.schemaScope != nil && r.schemaScope.names[first] {
+			return t
 		}
+		return anyT
 	}
+	if t := r.varTypes[first]; t != nil {
+		return t
+	}
+	if sym := r.pkg.globals[first]; sym != nil && sym.kind == symSchema && sym.schema.stmt != nil {
+		return &typ{kind: tSchema, schema: sym.schema}
+	}
+	return anyT
+}
+
+// attrPath follows id.Names[1:] from the type t of the first name; with
+// report, a member a schema does not declare is an error, as the official
+// load_attr has it.
+func (r *resolver) attrPath(t *typ, id *syntax.Identifier, report bool) *typ {
 	for _, n := range id.Names[1:] {
 		switch t.kind {
 		case tDict:
 			t = t.elem
 		case tSchema:
-			t, _ = r.attrType(t.schema, n.Value)
+			s := t.schema
+			if s.hasDeclared(n.Value) {
+				t, _ = r.attrType(s, n.Value)
+				continue
+			}
+			if s.isMixin || s.open() {
+				return anyT
+			}
+			if !t.instance && n.Value == "instances" {
+				return anyT
+			}
+			if report {
+				cands := []string{"instances"}
+				if t.instance {
+					cands = nil
+					if !t.annotated {
+						cands = s.attrNames()
+					}
+				}
+				r.report(KindType, id.Pos(), "attribute '%s' not found in '%s'%s", n.Value, s.name, suggestionText(suggestions(n.Value, cands)))
+			}
+			return anyT
 		default:
 			return anyT
 		}

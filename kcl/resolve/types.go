@@ -39,6 +39,9 @@ type typ struct {
 	lit      string // literal value as the official engine prints it
 	schema   *schemaInfo
 	instance bool
+	// annotated marks a schema type read from an annotation: the official
+	// engine has no attribute suggestions for those.
+	annotated bool
 }
 
 var (
@@ -279,7 +282,7 @@ func (r *resolver) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 	case *syntax.NamedType:
 		if t.Identifier == nil || len(t.Identifier.Names) != 1 {
 			if si := r.schemaByIdent(pi, t.Identifier); si != nil && !si.isRule {
-				return &typ{kind: tSchema, schema: si, instance: true}
+				return &typ{kind: tSchema, schema: si, instance: true, annotated: true}
 			}
 			return anyT
 		}
@@ -292,7 +295,7 @@ func (r *resolver) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 			if sym.schema.isRule {
 				return anyT
 			}
-			return &typ{kind: tSchema, schema: sym.schema, instance: true}
+			return &typ{kind: tSchema, schema: sym.schema, instance: true, annotated: true}
 		case symTypeAlias:
 			if sym.alias != nil {
 				return r.fromSyntax(pi, sym.alias.Ty, depth+1)

@@ -26,20 +26,51 @@ func (t *typ) concrete() bool {
 	return true
 }
 
-// binary reports an arithmetic operator the official table has no entry
-// for, such as `1 + None`, and a literal division by zero.
+// binary reports an arithmetic or union operator the official table has
+// no entry for, such as `1 + None`, and a literal division by zero.
 func (r *resolver) binary(e *syntax.BinaryExpr) {
-	switch e.Op {
+	r.binaryCheck(e.Op, r.exprType(e.Left, 0), r.exprType(e.Right, 0), e.Pos())
+}
+
+// augOps maps augmented assignments to their operators.
+var augOps = map[syntax.AugOp]syntax.BinOp{
+	syntax.AugAdd: syntax.Add, syntax.AugSub: syntax.Sub, syntax.AugMul: syntax.Mul,
+	syntax.AugDiv: syntax.Div, syntax.AugMod: syntax.Mod, syntax.AugPow: syntax.Pow,
+	syntax.AugFloorDiv: syntax.FloorDiv, syntax.AugBitOr: syntax.BitOr,
+}
+
+// augBinary checks `x op= v` on a global whose type is known.
+func (r *resolver) augBinary(s *syntax.AugAssignStmt) {
+	op, ok := augOps[s.Op]
+	if !ok || s.Target == nil || s.Target.Name == nil || len(s.Target.Paths) > 0 {
+		return
+	}
+	l := r.varTypes[s.Target.Name.Value]
+	if l == nil {
+		return
+	}
+	r.binaryCheck(op, l, r.exprType(s.Value, 0), s.Target.Pos())
+}
+
+func (r *resolver) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position) {
+	switch op {
 	case syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.FloorDiv, syntax.Mod, syntax.Pow:
+		if !l.concrete() || !rt.concrete() {
+			return
+		}
+	case syntax.BitOr:
+		// Unions judge schemas too; None and bool operands are left to run time.
+		for _, t := range []*typ{l, rt} {
+			switch t.kind {
+			case tAny, tUnion, tNone, tBool, tLitBool:
+				return
+			}
+		}
 	default:
 		return
 	}
-	l, rt := r.exprType(e.Left, 0), r.exprType(e.Right, 0)
-	if !l.concrete() || !rt.concrete() {
-		return
-	}
 	ok := false
-	switch e.Op {
+	switch op {
 	case syntax.Add:
 		ok = l.isNumber() && rt.isNumber() || l.isStrKind() && rt.isStrKind() || l.kind == tList && rt.kind == tList
 	case syntax.Sub, syntax.Pow:
@@ -50,10 +81,13 @@ func (r *resolver) binary(e *syntax.BinaryExpr) {
 	case syntax.Div, syntax.FloorDiv, syntax.Mod:
 		ok = l.isNumber() && rt.isNumber()
 		if ok && (rt.kind == tLitInt && rt.lit == "0" || rt.kind == tLitFloat && rt.lit == "0") {
-			r.report(KindType, e.Pos(), "integer division or modulo by zero")
+			r.report(KindType, pos, "integer division or modulo by zero")
 		}
+	case syntax.BitOr:
+		ok = l.isIntKind() && rt.isIntKind() || l.kind == tList && rt.kind == tList ||
+			l.kind == tDict && rt.kind == tDict || l.kind == tSchema && (rt.kind == tSchema || rt.kind == tDict)
 	}
 	if !ok {
-		r.report(KindType, e.Pos(), "unsupported operand type(s) for %s: '%s' and '%s'", e.Op.Symbol(), l, rt)
+		r.report(KindType, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l, rt)
 	}
 }

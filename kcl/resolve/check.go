@@ -192,6 +192,9 @@ func (r *resolver) checkBodies(p *Package) {
 				count(is.Orelse)
 				continue
 			}
+			if _, aug := s.(*syntax.AugAssignStmt); aug {
+				continue // x op= v keeps the type of x
+			}
 			for _, n := range bodyNames([]syntax.Stmt{s}, nil) {
 				r.assignCount[n]++
 			}
@@ -241,6 +244,9 @@ func (r *resolver) stmt(s syntax.Stmt) {
 	case *syntax.AugAssignStmt:
 		if r.local == nil {
 			r.augAssign(s)
+		}
+		if r.local == nil && r.schema == nil {
+			r.augBinary(s)
 		}
 		r.target(s.Target)
 		r.expr(s.Value)

@@ -48,8 +48,10 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 		if !ok {
 			return errUnpack(v, it.Pos())
 		}
+		// The runtime unpacks a deep copy: `{**base, val += [1]}` must not
+		// change base.val.
 		for _, ent := range src.Entries() {
-			if err := in.mergeEntry(d, ent.Key, ent.Value, ent.Op, ent.Index, it.Pos()); err != nil {
+			if err := in.mergeEntry(d, ent.Key, value.DeepCopy(ent.Value), ent.Op, ent.Index, it.Pos()); err != nil {
 				return err
 			}
 		}

@@ -105,6 +105,10 @@ func TestUnpacking(t *testing.T) {
 			"EvaluationError main.k:1 only list, dict and schema object can be used with unpack operators * and **, got [1, a, None, {'a': 1}, True, 1.0]"},
 		{"dict of a bool", "f = lambda x { {**x} }\na = f(True)\n",
 			"EvaluationError main.k:1 only list, dict and schema object can be used with unpack operators * and **, got True"},
+		{"unpacked values are copies", "base = {\n    val = [2]\n}\nconfig = {\n    **base\n    val += [1]\n}\n",
+			"base:\n  val:\n  - 2\nconfig:\n  val:\n  - 2\n  - 1"},
+		{"deleting from an unpacked schema's list", "schema P:\n    hc: [int] = [1, 2, 3]\np = P {}\nq = {\n    **p\n    hc[0] = Undefined\n}\n",
+			"p:\n  hc:\n  - 1\n  - 2\n  - 3\nq:\n  hc:\n  - 2\n  - 3"},
 	})
 }
 

@@ -38,6 +38,10 @@ const (
 	PruneFailedReason        = "PruneFailed"
 	HealthCheckFailedReason  = meta.HealthCheckFailedReason
 	ArgumentsNotFoundReason  = "ArgumentsNotFound"
+	// GarbageCollectionSkippedReason is the event of a deletion that released
+	// the KCLRun without deleting its objects: the impersonated account or its
+	// namespace is going away.
+	GarbageCollectionSkippedReason = "GarbageCollectionSkipped"
 )
 
 // KCLRunSpec is the desired state of a KCLRun.

@@ -259,36 +259,6 @@ func (s *Service) markProgressing(ctx context.Context, status *statusWriter, obj
 	})
 }
 
-// finalize prunes (when spec.prune) and releases the KCLRun.
-func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered uint64) Outcome {
-	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) {
-		return Outcome{Result: ResultDeleted}
-	}
-	if obj.Spec.Prune && !obj.Spec.Suspend && obj.Status.Inventory != nil && len(obj.Status.Inventory.Entries) > 0 {
-		cluster, err := s.clusters.forKCLRun(ctx, s.client, obj, s.cfg.DefaultServiceAccount)
-		if err != nil {
-			s.events.record(obj, obj.Status.LastAppliedRevision, false, v1alpha1.PruneFailedReason, err.Error())
-			return s.transient(err, delivered, nil)
-		}
-		deleted, err := s.pruneAll(ctx, cluster, obj)
-		if err != nil {
-			s.events.record(obj, obj.Status.LastAppliedRevision, false, v1alpha1.PruneFailedReason, err.Error())
-			return s.transient(err, delivered, nil)
-		}
-		if deleted != nil && len(deleted.Entries) > 0 {
-			s.events.record(obj, obj.Status.LastAppliedRevision, true, "Pruned", changeSummary(deleted.ToGroupedMap()))
-		}
-	}
-	orig := obj.DeepCopy()
-	controllerutil.RemoveFinalizer(obj, v1alpha1.KCLRunFinalizer)
-	if err := s.client.Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
-		return s.transient(fmt.Errorf("removing finalizer: %w", err), delivered, nil)
-	}
-	key := client.ObjectKeyFromObject(obj)
-	s.forget(ctx, key)
-	return Outcome{Result: ResultDeleted}
-}
-
 // forget drops what the applier keeps about a KCLRun that is gone.
 func (s *Service) forget(ctx context.Context, key types.NamespacedName) {
 	s.dropFingerprint(ctx, key)

@@ -42,6 +42,9 @@ const (
 	// the KCLRun without deleting its objects: the impersonated account or its
 	// namespace is going away.
 	GarbageCollectionSkippedReason = "GarbageCollectionSkipped"
+	// TerminationTimeoutReason is the event of a WaitForTermination deletion
+	// whose objects were not gone within spec.timeout.
+	TerminationTimeoutReason = "TerminationTimeout"
 )
 
 // KCLRunSpec is the desired state of a KCLRun.
@@ -80,6 +83,15 @@ type KCLRunSpec struct {
 	// +kubebuilder:default:=false
 	// +optional
 	Prune bool `json:"prune"`
+
+	// DeletionPolicy decides what deleting the KCLRun does to the objects it
+	// applied, as a Flux Kustomization's: MirrorPrune (the default) deletes them
+	// when spec.prune is true; Delete always deletes them; WaitForTermination
+	// deletes them and keeps the KCLRun until they are gone or spec.timeout
+	// passes; Orphan leaves them.
+	// +kubebuilder:validation:Enum=MirrorPrune;Delete;WaitForTermination;Orphan
+	// +optional
+	DeletionPolicy string `json:"deletionPolicy,omitempty"`
 
 	// Wait makes the KCLRun wait for every applied object to become healthy.
 	// When set, HealthChecks are ignored.
@@ -376,6 +388,22 @@ func (in *KCLRun) GetTimeout() time.Duration {
 		d = 30 * time.Second
 	}
 	return d
+}
+
+// Deletion policies of spec.deletionPolicy, spelled as Flux's.
+const (
+	DeletionPolicyMirrorPrune        = "MirrorPrune"
+	DeletionPolicyDelete             = "Delete"
+	DeletionPolicyWaitForTermination = "WaitForTermination"
+	DeletionPolicyOrphan             = "Orphan"
+)
+
+// GetDeletionPolicy is spec.deletionPolicy, MirrorPrune when unset.
+func (in *KCLRun) GetDeletionPolicy() string {
+	if in.Spec.DeletionPolicy == "" {
+		return DeletionPolicyMirrorPrune
+	}
+	return in.Spec.DeletionPolicy
 }
 
 // GetTargetNamespace is the namespace given to namespaced objects without one.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
+
+	"github.com/fluxcd/pkg/ssa"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -15,12 +18,12 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
 )
 
-// finalize deletes the inventory (when spec.prune) and releases the KCLRun.
+// finalize deletes the inventory as spec.deletionPolicy says and releases the KCLRun.
 func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered uint64) Outcome {
 	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) {
 		return Outcome{Result: ResultDeleted}
 	}
-	if obj.Spec.Prune && !obj.Spec.Suspend && obj.Status.Inventory != nil && len(obj.Status.Inventory.Entries) > 0 {
+	if deletesObjects(obj) {
 		if why, err := s.garbageCollectionBlocked(ctx, obj); err != nil {
 			return s.transient(err, delivered, nil)
 		} else if why != "" {
@@ -42,6 +45,9 @@ func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered 
 			}
 			if deleted != nil && len(deleted.Entries) > 0 {
 				s.events.record(obj, obj.Status.LastAppliedRevision, true, "Pruned", changeSummary(deleted.ToGroupedMap()))
+				if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyWaitForTermination {
+					s.waitForTermination(cluster, obj, deleted)
+				}
 			}
 		}
 	}
@@ -53,6 +59,33 @@ func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered 
 	key := client.ObjectKeyFromObject(obj)
 	s.forget(ctx, key)
 	return Outcome{Result: ResultDeleted}
+}
+
+// deletesObjects tells whether deleting the KCLRun deletes its inventory, as
+// kustomize-controller decides: never while suspended.
+func deletesObjects(obj *v1alpha1.KCLRun) bool {
+	if obj.Spec.Suspend || obj.Status.Inventory == nil || len(obj.Status.Inventory.Entries) == 0 {
+		return false
+	}
+	switch obj.GetDeletionPolicy() {
+	case v1alpha1.DeletionPolicyMirrorPrune:
+		return obj.Spec.Prune
+	case v1alpha1.DeletionPolicyDelete, v1alpha1.DeletionPolicyWaitForTermination:
+		return true
+	default:
+		return false
+	}
+}
+
+// waitForTermination keeps the KCLRun until the deleted objects are gone
+// (their finalizers ran), at most spec.timeout; a timeout is reported and the
+// KCLRun released all the same, as Flux does.
+func (s *Service) waitForTermination(cl *cluster, obj *v1alpha1.KCLRun, deleted *ssa.ChangeSet) {
+	err := s.manager(cl).WaitForSetTermination(deleted, ssa.WaitOptions{Interval: 2 * time.Second, Timeout: obj.GetTimeout()})
+	if err != nil {
+		s.events.record(obj, obj.Status.LastAppliedRevision, false, v1alpha1.TerminationTimeoutReason,
+			fmt.Sprintf("failed to wait for objects termination: %s", err.Error()))
+	}
 }
 
 // garbageCollectionBlocked says why the inventory of a KCLRun applied as an

@@ -90,6 +90,10 @@ func TestKCLRunValidation(t *testing.T) {
 			edit:  func(s map[string]any) { s["timeout"] = "5" },
 			field: "spec.timeout",
 		},
+		"unknown deletionPolicy": {
+			edit:  func(s map[string]any) { s["deletionPolicy"] = "Keep" },
+			field: "spec.deletionPolicy",
+		},
 		"missing sourceRef name": {
 			edit:  func(s map[string]any) { delete(s["sourceRef"].(map[string]any), "name") },
 			field: "spec.sourceRef.name",

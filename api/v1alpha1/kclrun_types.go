@@ -135,12 +135,21 @@ type KCLRunSpec struct {
 	// +optional
 	KubeConfig *meta.KubeConfigReference `json:"kubeConfig,omitempty"`
 
-	// PersistentClient is accepted for compatibility with earlier releases; the
-	// controller always reuses its clients.
+	// PersistentClient, as in the original controller, says the Kubernetes
+	// clients are reused across reconciliations: they always are (one per
+	// service account and kubeconfig revision), so only true (the default) is
+	// accepted.
+	// +kubebuilder:validation:XValidation:rule="self",message="persistentClient: false is not supported: the controller always reuses its Kubernetes clients (one per service account and kubeconfig revision); remove the field"
 	// +optional
 	PersistentClient *bool `json:"persistentClient,omitempty"`
 
-	// Params is accepted for compatibility with earlier releases and is not used.
+	// Params is given to the program as option("params"), a dict of these
+	// values, as the original controller's v0.4.0 passed it (kcl -D
+	// params=<JSON>). A "params" key in argumentsReferences overrides it.
+	// Values are any JSON (numbers, strings, lists, dicts).
+	// +kubebuilder:validation:Schemaless
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
 	// +optional
 	Params map[string]runtime.RawExtension `json:"params,omitempty"`
 

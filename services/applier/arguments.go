@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -14,6 +15,9 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 )
+
+// paramsArgument is the option spec.params reaches the program as.
+const paramsArgument = "params"
 
 // argumentsNotFoundError is a required ConfigMap or Secret that is missing.
 type argumentsNotFoundError struct{ msg string }
@@ -26,6 +30,15 @@ func (e *argumentsNotFoundError) Error() string { return e.msg }
 // digest leaves this function besides the arguments themselves.
 func (s *Service) arguments(ctx context.Context, obj *v1alpha1.KCLRun) ([]workerclient.Argument, string, error) {
 	values := map[string]workerclient.Argument{}
+	if len(obj.Spec.Params) > 0 {
+		// As the original controller: one argument, a JSON dict that the
+		// engine parses as kcl -D does.
+		params, err := json.Marshal(obj.Spec.Params)
+		if err != nil {
+			return nil, "", fmt.Errorf("encoding spec.params: %w", err)
+		}
+		values[paramsArgument] = workerclient.Argument{Name: paramsArgument, Value: string(params)}
+	}
 	for _, ref := range obj.Spec.ArgumentsReferences {
 		name := types.NamespacedName{Namespace: obj.Namespace, Name: ref.Name}
 		var data map[string]string

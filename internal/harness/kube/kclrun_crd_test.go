@@ -69,6 +69,23 @@ func TestKCLRunExampleIsAcceptedWithDefaults(t *testing.T) {
 	g.Expect(u.Object["spec"]).To(HaveKeyWithValue("prune", false))
 }
 
+// The original controller's fields: persistentClient true (what the controller does) and
+// params of any JSON type are stored as written.
+func TestKCLRunAcceptsTheOriginalControllersFields(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns, err := env.CreateNamespace(ctx, "original")
+	g.Expect(err).NotTo(HaveOccurred())
+	u, err := createFromYAML(ctx, exampleKCLRun, ns, func(s map[string]any) {
+		s["persistentClient"] = true
+		s["params"] = map[string]any{"replicas": int64(2), "name": "web", "zones": []any{"a"}, "nested": map[string]any{"a": true}}
+	})
+	g.Expect(err).NotTo(HaveOccurred())
+	g.Expect(env.Client.Get(ctx, client.ObjectKeyFromObject(u), u)).To(Succeed())
+	g.Expect(u.Object["spec"]).To(HaveKeyWithValue("params", HaveKeyWithValue("nested", HaveKeyWithValue("a", true))))
+	g.Expect(u.Object["spec"]).To(HaveKeyWithValue("params", HaveKeyWithValue("zones", ConsistOf("a"))))
+}
+
 func TestKCLRunValidation(t *testing.T) {
 	ctx := context.Background()
 	ns, err := env.CreateNamespace(ctx, "validation")
@@ -93,6 +110,10 @@ func TestKCLRunValidation(t *testing.T) {
 		"unknown deletionPolicy": {
 			edit:  func(s map[string]any) { s["deletionPolicy"] = "Keep" },
 			field: "spec.deletionPolicy",
+		},
+		"persistentClient false": {
+			edit:  func(s map[string]any) { s["persistentClient"] = false },
+			field: "persistentClient: false is not supported",
 		},
 		"missing sourceRef name": {
 			edit:  func(s map[string]any) { delete(s["sourceRef"].(map[string]any), "name") },

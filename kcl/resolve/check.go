@@ -117,16 +117,25 @@ func (r *resolver) checkInheritance() {
 				continue
 			}
 			si := sym.schema
+			// Only what the official resolver accepts is linked: a schema
+			// (not a mixin or protocol) as parent, mixins as mixins, a
+			// protocol as the host of a mixin.
 			if si.stmt != nil {
-				si.parent = r.schemaByIdent(pi, si.stmt.ParentName)
-				si.protocol = r.schemaByIdent(pi, si.stmt.ForHostName)
+				if p := r.schemaByIdent(pi, si.stmt.ParentName); p != nil && p.isPlainSchema() {
+					si.parent = p
+				}
+				if p := r.schemaByIdent(pi, si.stmt.ForHostName); p != nil && p.isProtocol() && si.isMixin {
+					si.protocol = p
+				}
 				for _, m := range si.stmt.Mixins {
-					if ms := r.schemaByIdent(pi, m); ms != nil {
+					if ms := r.schemaByIdent(pi, m); ms != nil && ms.isMixin && !ms.isProtocol() {
 						si.mixins = append(si.mixins, ms)
 					}
 				}
 			} else if si.rule != nil {
-				si.protocol = r.schemaByIdent(pi, si.rule.ForHostName)
+				if p := r.schemaByIdent(pi, si.rule.ForHostName); p != nil && p.isProtocol() {
+					si.protocol = p
+				}
 			}
 		}
 	}
@@ -314,15 +323,6 @@ func (r *resolver) schemaStmt(s *syntax.SchemaStmt) {
 	si := r.lookupSchema(s.Name)
 	if si == nil || si.stmt != s {
 		return
-	}
-	if s.ParentName != nil {
-		r.ident(s.ParentName)
-	}
-	if s.ForHostName != nil {
-		r.ident(s.ForHostName)
-	}
-	for _, m := range s.Mixins {
-		r.ident(m)
 	}
 	prevLocal, prevSchema := r.local, r.schema
 	sc := &scope{parent: r.local}

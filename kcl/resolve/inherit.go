@@ -6,6 +6,17 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
+// Error kinds of inheritance.
+const (
+	KindIllegalInherit = "IllegalInheritError"
+	KindName           = "NameError"
+)
+
+func (s *schemaInfo) isProtocol() bool { return s.stmt != nil && s.stmt.IsProtocol }
+
+// isPlainSchema reports a schema that may be inherited from.
+func (s *schemaInfo) isPlainSchema() bool { return s.stmt != nil && !s.isMixin && !s.stmt.IsProtocol }
+
 // fullName is a schema's name as the official engine prints it in
 // inheritance errors: qualified by its package outside the main one.
 func (s *schemaInfo) fullName() string {
@@ -61,6 +72,44 @@ func (r *resolver) findCycles() {
 // base requires them.
 func (r *resolver) checkSchemaTypes(p *Package) {
 	pi := r.infos[p.Path]
+	r.pkg = pi
+	for _, name := range pi.order {
+		sym := pi.globals[name]
+		if sym.kind != symSchema || sym.schema.stmt == nil {
+			continue
+		}
+		si := sym.schema
+		st := si.stmt
+		if st.ParentName != nil {
+			r.ident(st.ParentName)
+			if si.parent == nil && !inCycle(pi, si) {
+				r.report(KindIllegalInherit, st.ParentName.Pos(), "invalid schema inherit object type, expect schema, got '%s'", r.identTypeString(st.ParentName))
+			}
+		}
+		if st.ForHostName != nil {
+			if !st.IsMixin {
+				r.report(KindIllegalInherit, st.ForHostName.Pos(), "only schema mixin can inherit from protocol")
+			} else if r.ident(st.ForHostName); si.protocol == nil {
+				r.report(KindIllegalInherit, st.ForHostName.Pos(), "invalid schema inherit object type, expect protocol, got '%s'", r.identTypeString(st.ForHostName))
+			}
+		}
+		if si.parent != nil {
+			r.fieldChanges(pi, si)
+		}
+		for _, m := range st.Mixins {
+			if m == nil || len(m.Names) == 0 {
+				continue
+			}
+			last := m.Names[len(m.Names)-1].Value
+			if !strings.HasSuffix(last, "Mixin") {
+				r.report(KindName, m.Pos(), "a valid mixin name should end with 'Mixin', got '%s'", last)
+			}
+			r.ident(m)
+			if ms := r.schemaByIdent(pi, m); ms == nil || !ms.isMixin || ms.isProtocol() {
+				r.report(KindIllegalInherit, m.Pos(), "illegal schema mixin object type, expected mixin, got '%s'", r.identTypeString(m))
+			}
+		}
+	}
 	for _, cycle := range pi.cycles {
 		names := make([]string, len(cycle))
 		for i, c := range cycle {
@@ -72,31 +121,74 @@ func (r *resolver) checkSchemaTypes(p *Package) {
 			}
 		}
 	}
-	for _, name := range pi.order {
-		sym := pi.globals[name]
-		if sym.kind != symSchema || sym.schema.stmt == nil || sym.schema.parent == nil {
-			continue
+}
+
+func inCycle(pi *pkgInfo, s *schemaInfo) bool {
+	for _, c := range pi.cycles {
+		for _, m := range c {
+			if m == s {
+				return true
+			}
 		}
-		si := sym.schema
-		for _, b := range si.stmt.Body {
-			a, ok := b.(*syntax.SchemaAttr)
-			if !ok || a.Name == nil {
+	}
+	return false
+}
+
+// identTypeString is the official type string of a name used as a parent
+// or mixin: a schema's name, an annotated global's type, else any.
+func (r *resolver) identTypeString(id *syntax.Identifier) string {
+	if si := r.schemaByIdent(r.pkg, id); si != nil {
+		return si.name
+	}
+	if len(id.Names) == 1 {
+		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symVariable {
+			if t := r.annotatedGlobal(id.Names[0].Value); t != nil {
+				return t.String()
+			}
+		}
+	}
+	return "any"
+}
+
+// annotatedGlobal is the annotation of a global's first annotated assignment.
+func (r *resolver) annotatedGlobal(name string) *typ {
+	for _, f := range r.pkg.pkg.Files {
+		for _, st := range f.Body {
+			as, ok := st.(*syntax.AssignStmt)
+			if !ok || as.Ty == nil {
 				continue
 			}
-			base, owner := si.parent.attrDecl(a.Name.Value)
-			if base == nil {
-				continue
-			}
-			if a.Ty != nil && base.Ty != nil {
-				child := r.fromSyntax(pi, a.Ty, 0)
-				parent := r.fromSyntax(r.infos[owner.pkg.Path], base.Ty, 0)
-				if !fieldSubtype(child, parent) {
-					r.report(KindType, a.Pos(), "can't change schema field type of '%s' from %s to %s", a.Name.Value, child, child)
+			for _, t := range as.Targets {
+				if t != nil && t.Name != nil && t.Name.Value == name {
+					return r.fromSyntax(r.pkg, as.Ty, 0)
 				}
 			}
-			if a.IsOptional && !base.IsOptional {
-				r.report(KindType, a.Pos(), "can't change the required schema attribute of '%s' to optional", a.Name.Value)
+		}
+	}
+	return nil
+}
+
+// fieldChanges reports attributes a subclass redeclares with a type the
+// base's does not admit, or as optional when the base requires them.
+func (r *resolver) fieldChanges(pi *pkgInfo, si *schemaInfo) {
+	for _, b := range si.stmt.Body {
+		a, ok := b.(*syntax.SchemaAttr)
+		if !ok || a.Name == nil {
+			continue
+		}
+		base, owner := si.parent.attrDecl(a.Name.Value)
+		if base == nil {
+			continue
+		}
+		if a.Ty != nil && base.Ty != nil {
+			child := r.fromSyntax(pi, a.Ty, 0)
+			parent := r.fromSyntax(r.infos[owner.pkg.Path], base.Ty, 0)
+			if !fieldSubtype(child, parent) {
+				r.report(KindType, a.Pos(), "can't change schema field type of '%s' from %s to %s", a.Name.Value, child, child)
 			}
+		}
+		if a.IsOptional && !base.IsOptional {
+			r.report(KindType, a.Pos(), "can't change the required schema attribute of '%s' to optional", a.Name.Value)
 		}
 	}
 }

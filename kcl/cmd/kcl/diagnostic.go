@@ -42,7 +42,7 @@ var errorCodes = map[string]string{
 	"DeprecatedError":        "E3M38",
 	"UnificationError":       "E3M38",
 	"ImportError":            "E2F04",
-	"NameError":              "E2L23",
+	"NameError":              "E1001",
 	"CannotAddMembersError":  "E2L23",
 	"IllegalArgumentError":   "E2L23",
 	"MultiInheritError":      "E2L23",

@@ -103,6 +103,9 @@ func isNullish(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []v
 
 // SortValues sorts vs in place with KCL's order; it fails on unorderable pairs.
 func SortValues(vs []value.Value, reverse bool) error {
+	if err := sortable(vs); err != nil {
+		return err
+	}
 	var err error
 	sort.SliceStable(vs, func(i, j int) bool {
 		a, b := vs[i], vs[j]
@@ -116,6 +119,33 @@ func SortValues(vs []value.Value, reverse bool) error {
 		return less
 	})
 	return err
+}
+
+// sortable fails as the runtime's sort does: its Ord orders numbers with
+// numbers and strings with strings only (no lists, bools or None), and its
+// insertion sort compares each element with the largest before it first.
+func sortable(vs []value.Value) error {
+	class := func(v value.Value) int {
+		switch v.(type) {
+		case value.Int, value.Float:
+			return 1
+		case value.Str:
+			return 2
+		}
+		return 0
+	}
+	for i := 1; i < len(vs); i++ {
+		largest := vs[0]
+		for _, v := range vs[1:i] {
+			if less, _ := value.Less(largest, v); less {
+				largest = v
+			}
+		}
+		if c := class(vs[i]); c == 0 || c != class(largest) {
+			return evalErr("cannot compare %s and %s", vs[i].Type(), largest.Type())
+		}
+	}
+	return nil
 }
 
 func sorted(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {

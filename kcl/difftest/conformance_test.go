@@ -239,7 +239,7 @@ func writeProgram(dir string, p *gen.Program) error {
 
 // normalise makes an answer independent of the directory the program ran in.
 func normalise(a answer, dir string) answer {
-	a.msg = strings.ReplaceAll(firstLine(a.msg), dir, "${DIR}")
+	a.msg = strings.ReplaceAll(strings.TrimSpace(firstLine(a.msg)), dir, "${DIR}")
 	a.yaml = strings.ReplaceAll(a.yaml, dir, "${DIR}")
 	return a
 }

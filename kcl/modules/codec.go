@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"hash"
 	"io/fs"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
@@ -32,12 +33,12 @@ func init() {
 		if !ok {
 			return nil, missing("decode", "value")
 		}
-		b, err := base64.StdEncoding.DecodeString(s)
+		b, err := decodeBase64(s)
 		if err != nil {
-			return nil, evalErr("base64 decode error: %v", err)
+			return nil, evalErr("called `Result::unwrap()` on an `Err` value: %s", err)
 		}
 		if !utf8.Valid(b) {
-			return nil, evalErr("base64 decode error: the decoded bytes are not valid UTF-8")
+			return nil, evalErr("called `Result::unwrap()` on an `Err` value: %s", utf8Error(b))
 		}
 		return value.Str(b), nil
 	})
@@ -115,4 +116,55 @@ func uuidV4() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// decodeBase64 decodes as the runtime's base64 crate does: padding optional,
+// the bits after the last symbol zero, errors named as its DecodeError
+// (InvalidByte(offset, byte), InvalidLength, InvalidLastSymbol(offset, byte)).
+func decodeBase64(s string) ([]byte, error) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '=' && strings.IndexByte(alphabet, c) < 0 {
+			return nil, fmt.Errorf("InvalidByte(%d, %d)", i, c)
+		}
+	}
+	if len(s)%4 == 1 {
+		return nil, errors.New("InvalidLength")
+	}
+	body := s
+	if p := strings.IndexByte(s, '='); p >= 0 {
+		// padding only at the end, after two or three symbols of a quad
+		if strings.Trim(s[p:], "=") != "" || p%4 < 2 || len(s)-p > 2 {
+			return nil, fmt.Errorf("InvalidByte(%d, 61)", p)
+		}
+		body = s[:p]
+	}
+	if n := len(body); n%4 != 0 {
+		last := body[n-1]
+		v := strings.IndexByte(alphabet, last)
+		if mask := map[int]int{2: 0xF, 3: 0x3}[n%4]; v&mask != 0 {
+			return nil, fmt.Errorf("InvalidLastSymbol(%d, %d)", n-1, last)
+		}
+	}
+	return base64.RawStdEncoding.DecodeString(body)
+}
+
+// utf8Error is Rust's Debug of the Utf8Error of from_utf8 on b.
+func utf8Error(b []byte) string {
+	valid := 0
+	for valid < len(b) {
+		r, size := utf8.DecodeRune(b[valid:])
+		if r == utf8.RuneError && size <= 1 {
+			break
+		}
+		valid += size
+	}
+	// error_len is None when the input ends inside a sequence that could
+	// still be valid, else the length of the invalid prefix (1 here: the
+	// common case of a stray byte).
+	rest := b[valid:]
+	if len(rest) < 4 && !utf8.FullRune(rest) {
+		return fmt.Sprintf("Utf8Error { valid_up_to: %d, error_len: None }", valid)
+	}
+	return fmt.Sprintf("Utf8Error { valid_up_to: %d, error_len: Some(1) }", valid)
 }

@@ -4,22 +4,9 @@ import "github.com/kcl-lang/flux-kcl-controller/kcl/value"
 
 func init() {
 	c := newModule("collection")
-	def(c, "union_all", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		if len(args) == 0 {
-			return nil, evalErr("union_all() takes at least 1 argument (0 given)")
-		}
-		l, ok := args[0].(*value.List)
-		if !ok || len(l.Elems) == 0 {
-			return value.NewDict(0), nil
-		}
-		result := value.DeepCopy(l.Elems[0])
-		for _, v := range l.Elems[1:] {
-			r, err := value.Union(t, result, v, value.UnionOptions{})
-			if err != nil {
-				return nil, err
-			}
-			result = r
-		}
-		return result, nil
+	// 0.12.1 declares collection.union_all to its resolver but its runtime has
+	// no such function: every use fails, and so it does here.
+	def(c, "union_all", func(*value.Thread, *value.Builtin, []value.Value, []value.KV) (value.Value, error) {
+		return nil, evalErr("unknown kcl_collection_union_all")
 	})
 }

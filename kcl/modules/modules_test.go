@@ -125,7 +125,6 @@ func TestNetUnitsRegex(t *testing.T) {
 		{call(t, nil, "math", "factorial", v.Int(5)), "120"},
 		{call(t, nil, "base64", "encode", v.Str("hi")), "aGk="},
 		{call(t, nil, "crypto", "sha256", v.Str("")), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
-		{call(t, nil, "collection", "union_all", v.NewList([]v.Value{v.DictOf("a", v.Int(1)), v.DictOf("b", v.Int(2))})), "{'a': 1, 'b': 2}"},
 		{call(t, nil, "datetime", "validate", v.Str("2024-02-29"), v.Str("%Y-%m-%d")), "True"},
 		{call(t, nil, "datetime", "validate", v.Str("2023-02-29"), v.Str("%Y-%m-%d")), "False"},
 	}

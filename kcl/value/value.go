@@ -95,15 +95,16 @@ func (f Float) Truth() bool  { return f != 0 }
 // exponent, and always a decimal point (1.0, 1e20 -> 100000000000000000000.0).
 func (f Float) String() string { return FormatFloat(float64(f)) }
 
-// FormatFloat is the text str() gives for a float.
+// FormatFloat is the text str() gives for a float. The runtime appends ".0"
+// to any text without a '.', Rust's "inf" and "NaN" too.
 func FormatFloat(f float64) string {
 	switch {
 	case math.IsNaN(f):
-		return "NaN"
+		return "NaN.0"
 	case math.IsInf(f, 1):
-		return "inf"
+		return "inf.0"
 	case math.IsInf(f, -1):
-		return "-inf"
+		return "-inf.0"
 	}
 	s := strconv.FormatFloat(f, 'f', -1, 64)
 	if !strings.Contains(s, ".") {

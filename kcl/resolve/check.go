@@ -79,6 +79,10 @@ func (r *resolver) declare(p *Package) *pkgInfo {
 						si.unified[u.Target.Names[0].Value] = true
 					}
 				}
+				if prev := pi.globals[s.Name.Value]; prev != nil && prev.kind == symSchema {
+					// A schema defined twice (an error) is the last definition.
+					prev.schema, prev.pos = si, s.Name.Pos()
+				}
 				pi.define(s.Name.Value, &symbol{kind: symSchema, pos: s.Name.Pos(), schema: si})
 			case *syntax.RuleStmt:
 				if s.Name == nil {
@@ -320,6 +324,9 @@ func (r *resolver) lookupSchema(name *syntax.Name) *schemaInfo {
 }
 
 func (r *resolver) schemaStmt(s *syntax.SchemaStmt) {
+	if r.local == nil && s.Name != nil {
+		r.uniqueKey(s.Name)
+	}
 	si := r.lookupSchema(s.Name)
 	if si == nil || si.stmt != s {
 		return

@@ -114,3 +114,17 @@ func (r *resolver) diag(d *Diagnostic) {
 		r.diags = append(r.diags, d)
 	}
 }
+
+// uniqueKey reports a schema whose name a global of the package already
+// has, as the official resolver does while it walks the statements.
+func (r *resolver) uniqueKey(name *syntax.Name) {
+	first, seen := r.assigned[name.Value]
+	if !seen {
+		r.assigned[name.Value] = name.Pos()
+		return
+	}
+	r.diag(&Diagnostic{Kind: KindUniqueKey, Messages: []Message{
+		{Pos: name.Pos(), Msg: fmt.Sprintf("Unique key error name '%s'", name.Value)},
+		{Pos: first, Msg: fmt.Sprintf("The variable '%s' is declared here", name.Value)},
+	}})
+}

@@ -93,6 +93,11 @@ func (r *resolver) checkSchemaTypes(p *Package) {
 				r.report(KindIllegalInherit, st.ForHostName.Pos(), "invalid schema inherit object type, expect protocol, got '%s'", r.identTypeString(st.ForHostName))
 			}
 		}
+		for _, b := range st.Body {
+			if a, ok := b.(*syntax.SchemaAttr); ok {
+				r.decorators(a.Decorators)
+			}
+		}
 		if si.parent != nil {
 			r.fieldChanges(pi, si)
 		}
@@ -109,6 +114,7 @@ func (r *resolver) checkSchemaTypes(p *Package) {
 				r.report(KindIllegalInherit, m.Pos(), "illegal schema mixin object type, expected mixin, got '%s'", r.identTypeString(m))
 			}
 		}
+		r.decorators(st.Decorators)
 	}
 	for _, cycle := range pi.cycles {
 		names := make([]string, len(cycle))
@@ -208,4 +214,23 @@ func fieldSubtype(c, p *typ) bool {
 		return p.isAny() || c.isAny()
 	}
 	return assignable(c, p)
+}
+
+// decorators reports decorators other than the builtin ones.
+func (r *resolver) decorators(decs []*syntax.CallExpr) {
+	for _, d := range decs {
+		if d == nil {
+			continue
+		}
+		id, ok := d.Func.(*syntax.Identifier)
+		if !ok || len(id.Names) != 1 {
+			r.report(KindType, d.Pos(), "decorator name must be a single identifier")
+			continue
+		}
+		switch id.Names[0].Value {
+		case "deprecated", "info":
+		default:
+			r.report(KindCompile, d.Pos(), "UnKnown decorator %s", id.Names[0].Value)
+		}
+	}
 }

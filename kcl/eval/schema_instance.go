@@ -311,9 +311,11 @@ func (in *Interp) frameSet(f *schemaFrame, e *env, name string, v value.Value, p
 		case value.OpInsert:
 			v, err = in.applyEntry(v, ent, pos)
 		default:
+			// A union with None or Undefined keeps the body's value
+			// (`S {f: None}` keeps f's default; `S {f = None}` replaces it).
 			if isContainerValue(v) && isContainerValue(ent.Value) {
 				v, err = in.applyEntry(v, ent, pos)
-			} else if !value.IsUndefined(ent.Value) {
+			} else if !value.IsNoneOrUndefined(ent.Value) {
 				v = ent.Value
 			}
 		}

@@ -47,3 +47,16 @@ func TestUndefinedSchemaAttributesAreOmitted(t *testing.T) {
 			"x: '{\"m\": {}, \"b\": null}'\na0:\n  m: {}\n  b: null\n'y': '{''m'': {}, ''a'': Undefined, ''b'': None}'\nz: '{''m'': {}, ''a'': Undefined, ''b'': None}'"},
 	})
 }
+
+// In an instance's config, `name: None` (union) keeps the schema's value and
+// `name = None` (override) replaces it, as for dict literals.
+func TestConfigUnionWithNoneKeepsTheDefault(t *testing.T) {
+	runSemCases(t, []semCase{
+		{"defaults", "schema S:\n    f?: [int] = [1]\n    g?: int = 2\n    h?: str = \"s\"\na = S {f: None, g: None, h: None}\nb = S {f = None, g = None}\nc = S {f: Undefined}\n",
+			"a:\n  f:\n  - 1\n  g: 2\n  h: s\nb:\n  f: null\n  g: null\n  h: s\nc:\n  f:\n  - 1\n  g: 2\n  h: s"},
+		{"schema list default", "schema MySubSchema:\n    a: int\n    b: str\n    c: {str:str}\n    d: str = c[b]\n\nschema MyTestSchema:\n    field1?: [MySubSchema] = [{a = 1, b = \"key\", c = {key = \"value\"}}]\n\ninstance = MyTestSchema {field1: None}\n",
+			"instance:\n  field1:\n  - a: 1\n    b: key\n    c:\n      key: value\n    d: value"},
+		{"dict literals", "a = {b: 1, b: None}\nc = {d = 1, d: None}\nx = {a = [1]}\ny = x | {a = None}\n",
+			"a:\n  b: 1\nc:\n  d: 1\nx:\n  a:\n  - 1\n'y':\n  a: null"},
+	})
+}

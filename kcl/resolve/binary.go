@@ -29,7 +29,42 @@ func (t *typ) concrete() bool {
 // binary reports an arithmetic or union operator the official table has
 // no entry for, such as `1 + None`, and a literal division by zero.
 func (r *resolver) binary(e *syntax.BinaryExpr) {
+	if e.Op == syntax.As {
+		r.conversion(e)
+		return
+	}
 	r.binaryCheck(e.Op, r.exprType(e.Left, 0), r.exprType(e.Right, 0), e.Pos())
+}
+
+// conversion reports `v as T` where neither type is assignable to the other.
+func (r *resolver) conversion(e *syntax.BinaryExpr) {
+	id, ok := e.Right.(*syntax.Identifier)
+	if !ok || len(id.Names) == 0 || r.shadowed(id) {
+		return
+	}
+	var to *typ
+	if len(id.Names) == 1 {
+		switch id.Names[0].Value {
+		case "str":
+			to = strT
+		case "int":
+			to = intT
+		case "float":
+			to = floatT
+		case "bool":
+			to = boolT
+		}
+	}
+	if to == nil {
+		to = r.instanceOf(id)
+	}
+	from := r.exprType(e.Left, 0)
+	if to.isAny() || from.isAny() || from.kind == tNone {
+		return
+	}
+	if !assignable(from, to) && !assignable(to, from) {
+		r.report(KindType, e.Pos(), "Conversion of type '%s' to type '%s' may be a mistake because neither type sufficiently overlaps with the other", from, to)
+	}
 }
 
 // augOps maps augmented assignments to their operators.

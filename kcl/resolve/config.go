@@ -115,7 +115,7 @@ func (r *resolver) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth
 			names = id.Names
 		}
 		cur := s
-		for _, n := range names {
+		for i, n := range names {
 			if cur == nil {
 				break
 			}
@@ -134,7 +134,14 @@ func (r *resolver) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth
 				cur = nil
 				break
 			}
-			cur = r.schemaOf(r.infos[owner.pkg.Path], a.Ty)
+			t := r.fromSyntax(r.infos[owner.pkg.Path], a.Ty, 0)
+			if t.kind == tUnion && i+1 < len(names) {
+				r.unionMember(t, names[i+1])
+			}
+			cur = nil
+			if t.kind == tSchema {
+				cur = t.schema
+			}
 		}
 		if v, ok := it.Value.(*syntax.ConfigExpr); ok && len(names) > 0 {
 			r.configKeys(cur, v, depth+1)
@@ -209,4 +216,41 @@ func (r *resolver) shadowed(id *syntax.Identifier) bool {
 	}
 	first := id.Names[0].Value
 	return r.localHas(first) || (r.schema != nil && r.schema.hasAttr(first))
+}
+
+// unionMember checks a key set through an attribute whose type is a union:
+// some schema of the union must take it (a dict or any other type does).
+func (r *resolver) unionMember(u *typ, n *syntax.Name) {
+	var names, suggs []string
+	for _, e := range u.elems {
+		switch e.kind {
+		case tSchema:
+			if e.schema.open() || e.schema.hasDeclared(n.Value) {
+				return
+			}
+			names = append(names, e.schema.name)
+			suggs = append(suggs, suggestions(n.Value, e.schema.attrNames())...)
+		case tDict, tAny:
+			return
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	target := "schema " + names[0]
+	if len(names) > 1 {
+		target = "schemas [" + rustDebugList(names) + "]"
+	}
+	r.report(KindCompile, n.Pos(), "Cannot add member '%s' to '%s'%s", n.Value, target, suggestionText(suggs))
+}
+
+func rustDebugList(items []string) string {
+	out := ""
+	for i, s := range items {
+		if i > 0 {
+			out += ", "
+		}
+		out += rustDebugString(s)
+	}
+	return out
 }

@@ -81,7 +81,7 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 			return anyT
 		}
 		var ks, vs []*typ
-		for _, it := range e.Items {
+		for _, it := range flattenEntries(e.Items, nil, 0) {
 			if it == nil || it.Operation != syntax.OpOverride && it.Operation != syntax.OpUnion {
 				return anyT
 			}
@@ -368,4 +368,34 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 		}
 		r.mustAssign(r.exprType(s.Value, 0), want, t.Pos(), nil)
 	}
+}
+
+// flattenEntries lists a config's entries with those of its conditional
+// entries (every branch), as the official dict type collects them.
+func flattenEntries(items []*syntax.ConfigEntry, out []*syntax.ConfigEntry, depth int) []*syntax.ConfigEntry {
+	if depth > 100 {
+		return append(out, nil)
+	}
+	for _, it := range items {
+		if it != nil && it.Key == nil {
+			ie, ok := it.Value.(*syntax.ConfigIfEntryExpr)
+			if !ok {
+				return append(out, nil) // **unpacking: unknown keys
+			}
+			for n := 0; ie != nil && n < 1000; n++ {
+				out = flattenEntries(ie.Items, out, depth+1)
+				switch o := ie.Orelse.(type) {
+				case *syntax.ConfigIfEntryExpr:
+					ie = o
+					continue
+				case *syntax.ConfigExpr:
+					out = flattenEntries(o.Items, out, depth+1)
+				}
+				ie = nil
+			}
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
 }

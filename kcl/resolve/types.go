@@ -214,9 +214,16 @@ func assignable(t, u *typ) bool {
 		return t.kind == tDict && assignable(t.key, u.key) && assignable(t.elem, u.elem)
 	case tSchema:
 		switch t.kind {
-		case tDict, tSchema:
-			// Dicts become instances; schema relations are left to run time.
-			return true
+		case tDict:
+			return true // a dict becomes an instance
+		case tSchema:
+			// An instance of the schema or of a subclass.
+			for cur, n := t.schema, 0; cur != nil && n < 1000; cur, n = cur.parent, n+1 {
+				if cur == u.schema {
+					return true
+				}
+			}
+			return false
 		}
 		return false
 	}

@@ -170,7 +170,11 @@ func (in *Interp) mergeEntry(d *value.Dict, key string, v value.Value, op value.
 	}
 	delta := value.NewDict(1)
 	delta.SetEntry(value.Entry{Key: key, Value: v, Op: op, Index: index})
-	if _, err := value.Union(in.thread, d, delta, in.unionOptions()); err != nil {
+	// A config literal's entries are inserted with the runtime's idempotent
+	// check (dict_insert): {a: 1, a: 2} is a conflict, {a: 1, a: 1} is not.
+	opts := in.unionOptions()
+	opts.IdempotentCheck = true
+	if _, err := value.Union(in.thread, d, delta, opts); err != nil {
 		return locate(err, lineOnly(pos))
 	}
 	return nil
@@ -197,7 +201,17 @@ func (in *Interp) union(a, b value.Value, pos syntax.Position) (value.Value, err
 
 // unionOr is the `|` operator on containers.
 func (in *Interp) unionOr(a, b value.Value, pos syntax.Position) (value.Value, error) {
-	return in.union(a, b, pos)
+	if !isContainerValue(a) || !isContainerValue(b) {
+		return in.union(a, b, pos)
+	}
+	// `|` unions with the runtime's default options: the idempotent check on.
+	opts := in.unionOptions()
+	opts.IdempotentCheck = true
+	r, err := value.Union(in.thread, value.DeepCopy(a), b, opts)
+	if err != nil {
+		return nil, locate(err, lineOnly(pos))
+	}
+	return r, nil
 }
 
 func (in *Interp) evalListComp(e *env, x *syntax.ListComp) (value.Value, error) {

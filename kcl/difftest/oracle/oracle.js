@@ -48,4 +48,5 @@ if (reqText !== '--serve') {
     }
     process.stdout.write(JSON.stringify(reply) + '\n');
   });
+  rl.on('close', () => process.exit(0));
 }

@@ -20,8 +20,10 @@ setup:
 
 build:
 	@mkdir -p bin
-	@for s in $(SERVICES); do go build -o bin/$$s ./services/$$s/cmd/$$s || exit 1; done
-	go build -o bin/flux-kcl-controller ./cmd/flux-kcl-controller
+	@start=$$SECONDS; \
+	  for s in $(SERVICES); do go build -o bin/$$s ./services/$$s/cmd/$$s || exit 1; done; \
+	  go build -o bin/flux-kcl-controller ./cmd/flux-kcl-controller || exit 1; \
+	  echo "built bin/{$(shell echo $(SERVICES) | tr ' ' ','),flux-kcl-controller} in $$((SECONDS - start))s"
 
 kcl:
 	@mkdir -p bin

@@ -4,15 +4,15 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 version=v1.9.6
-cache="${FKC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flux-kcl-controller}"
-out="$cache/e2e/source-controller-$version"
+. "$here/../step.sh"
+out="$fkc_cache/e2e/source-controller-$version"
+go_build() ( # a subshell, for its cd
+  cd "$here/source-controller" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod \
+    go build -trimpath -ldflags "-s -w" -o "$out.tmp" github.com/fluxcd/source-controller
+)
 if [ ! -x "$out" ]; then
   mkdir -p "$(dirname "$out")"
-  echo "building source-controller $version into $out ..." >&2
-  start=$SECONDS
-  (cd "$here/source-controller" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod \
-    go build -trimpath -ldflags "-s -w" -o "$out.tmp" github.com/fluxcd/source-controller)
+  fkc_step "building source-controller $version from source" "$(dirname "$out")" go_build
   mv "$out.tmp" "$out"
-  echo "built source-controller in $((SECONDS - start))s" >&2
 fi
 echo "$out"

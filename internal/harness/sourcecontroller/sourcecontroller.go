@@ -17,6 +17,7 @@ package sourcecontroller
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -88,28 +89,47 @@ func Build(ctx context.Context) (string, error) {
 // InstallCRDs adds the kinds source-controller watches beyond those a KCLRun may reference
 // (HelmRepository, HelmChart), from the source-controller module the build used.
 func InstallCRDs(ctx context.Context, cfg *rest.Config) error {
-	root, err := kube.RepoRoot()
+	paths, err := HelmCRDFiles(ctx)
 	if err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "list", "-m", "-f", "{{.Dir}}", "github.com/fluxcd/source-controller")
+	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true}); err != nil {
+		return fmt.Errorf("installing the Helm source CRDs: %w", err)
+	}
+	return nil
+}
+
+// HelmCRDFiles returns the HelmRepository and HelmChart CRD files of the source-controller
+// module hack/e2e/source-controller pins. `go mod download` fetches the module when the
+// module cache lacks it (emptied, or another user's) while the binary is cached: `go list -m`
+// would print no folder then.
+func HelmCRDFiles(ctx context.Context) ([]string, error) {
+	root, err := kube.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", "github.com/fluxcd/source-controller")
 	cmd.Dir = filepath.Join(root, "hack", "e2e", "source-controller")
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("locating the source-controller module: %w: %s", err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("downloading the source-controller module: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	bases := filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "bases")
+	var module struct{ Dir, Error string }
+	if err := json.Unmarshal(out, &module); err != nil {
+		return nil, fmt.Errorf("reading go mod download's answer: %w", err)
+	}
+	if module.Error != "" || module.Dir == "" {
+		return nil, fmt.Errorf("downloading the source-controller module: %s", module.Error)
+	}
+	bases := filepath.Join(module.Dir, "config", "crd", "bases")
 	var paths []string
 	for _, kind := range []string{"helmrepositories", "helmcharts"} {
 		paths = append(paths, filepath.Join(bases, "source.toolkit.fluxcd.io_"+kind+".yaml"))
 	}
-	if _, err := envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true}); err != nil {
-		return fmt.Errorf("installing the Helm source CRDs: %w", err)
-	}
-	return nil
+	return paths, nil
 }
 
 // startAttempts is how many sets of ports Start tries: a port found free may be taken by

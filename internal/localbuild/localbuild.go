@@ -1,6 +1,7 @@
 // Package localbuild renders a KCL program on a workstation the way a KCLRun would:
 // `$imagepolicy` markers resolved from ImagePolicy objects (YAML files, or the cluster),
-// then compiled by the same engine. Users preview an image change with it before it lands.
+// then resolved and compiled by the controller's own resolver and compiler services, run in
+// this process. Users preview an image change with it before it lands.
 package localbuild
 
 import (
@@ -10,15 +11,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
+	ssautils "github.com/fluxcd/pkg/ssa/utils"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/internal/kclpackage"
-	"github.com/kcl-lang/flux-kcl-controller/kcl"
+	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 )
 
 // Options of one build.
@@ -33,17 +37,28 @@ type Options struct {
 	Namespace string
 	// NoCrossNamespaceRefs refuses policies in other namespaces, as the controller flag does.
 	NoCrossNamespaceRefs bool
-	// Arguments are "name=value" top-level arguments (-D).
+	// Arguments are "name=value" top-level arguments (-D), after Config.Arguments.
 	Arguments []string
 	// Vendor uses the program's vendored KCL packages only, as spec.config.vendor.
 	Vendor bool
 	// External maps package names to folders (kcl run -E name=path); they win
 	// over kcl.mod and are never fetched. Relative folders are against the
-	// working directory, as the CLI's.
+	// working directory, as the CLI's. Such a build runs the engine directly (see
+	// buildDirect): the controller has no -E.
 	External map[string]string
+	// Config is the rest of spec.config (settings, overrides, path selectors, sort keys,
+	// show hidden, disable none); nil for none.
+	Config *v1alpha1.ConfigSpec
+	// ReferencedArguments are spec.argumentsReferences read from the cluster.
+	ReferencedArguments []workerclient.Argument
 	// Packages configure the download of kcl.mod dependencies (the compiler's
 	// flags); registries are logged in with the user's Docker config.
 	Packages kclpackage.Config
+	// RegistryCredentials is spec.config.registrySecretRef's Docker config JSON.
+	RegistryCredentials []byte
+	// Prepare, when set, changes the objects as the applier would before applying them
+	// (target namespace, common metadata, owner labels: see Prepare).
+	Prepare func([]*unstructured.Unstructured) error
 }
 
 // HoldError is a build held back by image policies: the message the status would carry.
@@ -57,81 +72,83 @@ func (e *HoldError) Error() string {
 	return "held by image policies: " + strings.Join(msgs, "; ")
 }
 
-// Build writes the rendered manifests to out, and the image substitutions made to log.
+// Build writes the rendered objects to out as YAML documents, and the image
+// substitutions and packages to log.
 func Build(ctx context.Context, opts Options, out, log io.Writer) error {
+	if len(opts.External) > 0 {
+		if opts.Prepare != nil || len(opts.ReferencedArguments) > 0 {
+			return errors.New("-E cannot be combined with a KCLRun's inputs: the controller reads given packages from a settings file's package_maps")
+		}
+		return buildDirect(ctx, opts, out, log)
+	}
+	objects, err := BuildObjects(ctx, opts, log)
+	if err != nil {
+		return err
+	}
+	yamlText, err := ssautils.ObjectsToYAML(objects)
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(out, strings.TrimSuffix(yamlText, "---\n"))
+	return err
+}
+
+// BuildObjects renders the program and returns its objects, prepared as opts.Prepare says.
+func BuildObjects(ctx context.Context, opts Options, log io.Writer) ([]*unstructured.Unstructured, error) {
 	if opts.Namespace == "" {
 		opts.Namespace = "default"
 	}
 	policies, err := readPolicyFiles(opts.PolicyFiles, opts.Namespace)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	markers, err := imagepolicy.ScanProgram(os.DirFS(opts.Dir), ".")
+	lookup := func(ctx context.Context, ns, name string) (workerclient.ImagePolicy, error) {
+		p := workerclient.ImagePolicy{Namespace: ns, Name: name}
+		ref, found := policies[ns+"/"+name]
+		if !found && opts.Cluster != nil {
+			if ref, found, err = readClusterPolicy(ctx, opts.Cluster, ns, name); err != nil {
+				return p, err
+			}
+		}
+		p.Found = found
+		if ref != nil {
+			p.LatestRef = &workerclient.LatestRef{Name: ref.Name, Tag: ref.Tag, Digest: ref.Digest}
+		}
+		return p, nil
+	}
+	config := &v1alpha1.ConfigSpec{}
+	if opts.Config != nil {
+		config = opts.Config.DeepCopy()
+	}
+	config.Arguments = append(config.Arguments, opts.Arguments...)
+	config.Vendor = config.Vendor || opts.Vendor
+	dir, err := filepath.Abs(opts.Dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	lookup := func(ctx context.Context, ns, name string) (*imagepolicy.LatestRef, bool, error) {
-		if ref, ok := policies[ns+"/"+name]; ok {
-			return ref, true, nil
-		}
-		if opts.Cluster == nil {
-			return nil, false, nil
-		}
-		return readClusterPolicy(ctx, opts.Cluster, ns, name)
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a program folder", opts.Dir)
 	}
-	res, err := imagepolicy.Resolve(ctx, markers, lookup, imagepolicy.Options{
-		Namespace: opts.Namespace, NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
+	rendered, err := Render(ctx, RenderOptions{
+		Dir: dir, Namespace: opts.Namespace, Config: config, Arguments: opts.ReferencedArguments,
+		Policies: lookup, NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
+		Packages: opts.Packages, RegistryCredentials: opts.RegistryCredentials,
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(res.Holds) > 0 {
-		return &HoldError{Holds: res.Holds}
-	}
-	overrides, err := rewrite(opts.Dir, res.Substitutions)
-	if err != nil {
-		return err
-	}
-	for _, s := range res.Substitutions {
-		if s.Changed() {
-			fmt.Fprintf(log, "%s: %s → %s (policy %s)\n", s.Location(), s.Literal, s.New, s.PolicyKey)
+	for _, img := range rendered.Images {
+		if img.From != img.To {
+			fmt.Fprintf(log, "%s: %s → %s (policy %s)\n", img.Location, img.From, img.To, img.Policy)
 		}
 	}
-	packages, release, err := resolvePackages(ctx, opts, log)
-	if err != nil {
-		return err
-	}
-	defer release()
-	result, err := kcl.Run(ctx, kcl.Options{WorkDir: opts.Dir, Arguments: opts.Arguments, FileOverrides: overrides, ExternalPkgs: packages.ExternalPkgs()})
-	if err != nil {
-		return err
-	}
-	_, err = out.Write(result.YAML)
-	return err
-}
-
-// rewrite applies the substitutions file by file, for kcl.Options.FileOverrides.
-func rewrite(dir string, subs []imagepolicy.Substitution) (map[string][]byte, error) {
-	byFile := map[string][]imagepolicy.Substitution{}
-	for _, s := range subs {
-		byFile[s.File] = append(byFile[s.File], s)
-	}
-	overrides := map[string][]byte{}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("opening program folder: %w", err)
-	}
-	defer root.Close()
-	for file, fileSubs := range byFile {
-		src, err := root.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", file, err)
-		}
-		if overrides[file], err = imagepolicy.Rewrite(src, fileSubs); err != nil {
+	logPackages(log, rendered.Packages)
+	if opts.Prepare != nil {
+		if err := opts.Prepare(rendered.Objects); err != nil {
 			return nil, err
 		}
 	}
-	return overrides, nil
+	return rendered.Objects, nil
 }
 
 // readPolicyFiles indexes the ImagePolicies of YAML files by "namespace/name".

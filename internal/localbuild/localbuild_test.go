@@ -10,8 +10,13 @@ import (
 	"testing"
 )
 
-const program = `web = "nginx:1.7.7"  # {"$imagepolicy": "flux-system:nginx"}
-pinned = "nginx:1.7.7"
+const program = `apiVersion = "v1"
+kind = "ConfigMap"
+metadata = {name = "images"}
+data = {
+    web = "nginx:1.7.7"  # {"$imagepolicy": "flux-system:nginx"}
+    pinned = "nginx:1.7.7"
+}
 `
 
 func write(t *testing.T, dir, name, content string) string {
@@ -36,10 +41,17 @@ status:
 	if err := Build(context.Background(), Options{Dir: dir, PolicyFiles: []string{policies}}, &out, &log); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := out.String(), "web: nginx:1.7.9\npinned: nginx:1.7.7\n"; got != want {
+	if got, want := out.String(), `apiVersion: v1
+data:
+  pinned: nginx:1.7.7
+  web: nginx:1.7.9
+kind: ConfigMap
+metadata:
+  name: images
+`; got != want {
 		t.Fatalf("output\n%s\nwant\n%s", got, want)
 	}
-	if !strings.Contains(log.String(), "main.k:1: nginx:1.7.7 → nginx:1.7.9 (policy flux-system/nginx)") {
+	if !strings.Contains(log.String(), "main.k:5: nginx:1.7.7 → nginx:1.7.9 (policy flux-system/nginx)") {
 		t.Errorf("log: %s", log.String())
 	}
 	// The program on disk is untouched.
@@ -70,7 +82,7 @@ func TestBuildHoldsOnAMissingPolicy(t *testing.T) {
 	var out, log bytes.Buffer
 	err := Build(context.Background(), Options{Dir: dir}, &out, &log)
 	var hold *HoldError
-	if !errors.As(err, &hold) || hold.Holds[0].Reason != "ImagePolicyNotFound" {
+	if !errors.As(err, &hold) || hold.Holds[0].Reason != "PolicyNotFound" {
 		t.Fatalf("want a not-found hold, got %v", err)
 	}
 }

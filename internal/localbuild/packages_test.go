@@ -15,7 +15,14 @@ func TestBuildFetchesPackagesThroughAMirror(t *testing.T) {
 	digest := reg.Push(t, "kcl-lang/k8s:1.29", registrytest.K8sLike("1.29"))
 	dir := registrytest.WriteFiles(t, map[string]string{
 		"kcl.mod": "[package]\nname = \"app\"\n\n[dependencies]\nk8s = \"1.29\"\n",
-		"main.k":  "import k8s.api.core.v1\n\n_image = \"nginx:1.7.7\"\nc = v1.Container {name = \"web\", image = _image}\n",
+		"main.k": `import k8s.api.core.v1
+
+_image = "nginx:1.7.7"
+apiVersion = "v1"
+kind = "Pod"
+metadata = {name = "web"}
+spec = {containers = [v1.Container {name = "web", image = _image}]}
+`,
 	})
 	opts := Options{Dir: dir, Packages: DefaultPackages()}
 	opts.Packages.CacheDir = t.TempDir()
@@ -24,7 +31,7 @@ func TestBuildFetchesPackagesThroughAMirror(t *testing.T) {
 	if err := Build(context.Background(), opts, &out, &log); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := out.String(), "c:\n  name: web\n  image: nginx:1.7.7\n"; got != want {
+	if got, want := out.String(), "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n  - image: nginx:1.7.7\n    name: web\n"; got != want {
 		t.Fatalf("output\n%s\nwant\n%s", got, want)
 	}
 	if want := "package k8s 1.29 ← oci://ghcr.io/kcl-lang/k8s:1.29 @ " + digest + " (not locked)"; !strings.Contains(log.String(), want) {

@@ -1,8 +1,16 @@
-// Command flux-kcl-controller runs flux-kcl-controller as one process.
+// Command flux-kcl-controller runs flux-kcl-controller as one process and operates
+// KCLRuns, as the flux CLI does Kustomizations:
 //
-//	flux-kcl-controller all-in-one [flags]   all four services with an embedded NATS server
-//	flux-kcl-controller build DIR [flags]     render a program as a KCLRun would
-//	flux-kcl-controller nats-config [flags]   the nats-server authorization for the split services
+//	flux-kcl-controller all-in-one [flags]        all four services with an embedded NATS server
+//	flux-kcl-controller nats-config [flags]       the nats-server authorization for the split services
+//	flux-kcl-controller get kclruns [NAME]        statuses (and images moved by policies)
+//	flux-kcl-controller reconcile kclrun NAME     request a reconcile, wait for its outcome
+//	flux-kcl-controller suspend|resume kclrun …   stop and restart reconciling
+//	flux-kcl-controller events|tree kclrun NAME   the events, the applied objects
+//	flux-kcl-controller build DIR                 render a program as a KCLRun would
+//	flux-kcl-controller diff kclrun NAME --path DIR
+//
+// The operator verbs live in internal/cli; main only wires the commands.
 package main
 
 import (
@@ -11,53 +19,41 @@ import (
 	"os"
 
 	"github.com/fluxcd/pkg/runtime/logger"
+	"github.com/go-logr/logr"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
+	"github.com/kcl-lang/flux-kcl-controller/internal/cli"
 )
 
-const usage = `usage: flux-kcl-controller <command> [flags]
-
-commands:
-  all-in-one   run the watcher, applier, compiler and resolver in this process,
-               with an embedded NATS server (JetStream) and in-process gRPC
-
-  build DIR    render the KCL program in DIR as a KCLRun would, $imagepolicy markers
-               resolved from --image-policy files (or the cluster with --kubeconfig)
-
-  nats-config  print the nats-server authorization (users, permissions, tls) that gives
-               the watcher and the applier only the subjects they need
-
-Run 'flux-kcl-controller <command> --help' for the flags of a command.
-`
-
 func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
+	if len(os.Args) < 2 || os.Args[1] != "all-in-one" {
+		// The operator verbs log nothing through controller-runtime; all-in-one sets its own.
+		ctrllog.SetLogger(logr.Discard())
 	}
-	switch os.Args[1] {
-	case "all-in-one":
-		if err := runAllInOne(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "flux-kcl-controller all-in-one:", err)
-			os.Exit(1)
-		}
-	case "build":
-		if err := runBuild(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "flux-kcl-controller build:", err)
-			os.Exit(1)
-		}
-	case "nats-config":
-		if err := runNATSConfig(os.Args[2:]); err != nil {
-			fmt.Fprintln(os.Stderr, "flux-kcl-controller nats-config:", err)
-			os.Exit(1)
-		}
-	case "-h", "--help", "help":
-		fmt.Print(usage)
-	default:
-		fmt.Fprintf(os.Stderr, "unknown command %q\n\n%s", os.Args[1], usage)
-		os.Exit(2)
+	streams := cli.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
+	root := cli.NewRootCommand(streams,
+		passThrough("all-in-one", "Run the watcher, applier, compiler and resolver in this process, with an embedded NATS server (JetStream) and in-process gRPC", runAllInOne),
+		passThrough("nats-config", "Print the nats-server authorization (users, permissions, tls) that gives the watcher and the applier only the subjects they need", runNATSConfig),
+	)
+	os.Exit(cli.Execute(root, os.Args[1:], os.Stderr))
+}
+
+// passThrough is a command that parses its own flags (the services' flag sets).
+func passThrough(name, short string, run func([]string) error) *cobra.Command {
+	return &cobra.Command{
+		Use:                name + " [flags]",
+		Short:              short,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := run(args); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return nil
+		},
 	}
 }
 

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+)
+
+// completeKCLRuns completes the names of the namespace's KCLRuns (cobra's `completion`
+// command writes the bash, zsh, fish and PowerShell scripts that call it).
+func (g *globals) completeKCLRuns(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	if cmd.Flags().Lookup("path") == nil && len(args) > 0 && cmd.Name() != "kclrun" {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	c, err := g.kubeClient()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	ctx, cancel := g.context()
+	defer cancel()
+	var list v1alpha1.KCLRunList
+	if err := c.List(ctx, &list, client.InNamespace(g.namespace())); err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	var names []string
+	for _, r := range list.Items {
+		if strings.HasPrefix(r.Name, toComplete) && !contains(args, r.Name) {
+			names = append(names, r.Name)
+		}
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+func (g *globals) completeNamespaces(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	c, err := g.kubeClient()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	ctx, cancel := g.context()
+	defer cancel()
+	var list corev1.NamespaceList
+	if err := c.List(ctx, &list); err != nil {
+		return nil, cobra.ShellCompDirectiveError
+	}
+	var names []string
+	for _, ns := range list.Items {
+		if strings.HasPrefix(ns.Name, toComplete) {
+			names = append(names, ns.Name)
+		}
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,315 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+)
+
+type getFlags struct {
+	allNamespaces  bool
+	noHeader       bool
+	watch          bool
+	statusSelector string
+	labelSelector  string
+	output         string
+}
+
+func newGetCommand(g *globals) *cobra.Command {
+	get := &cobra.Command{
+		Use:   "get",
+		Short: "Get KCLRuns and their status",
+	}
+	var f getFlags
+	runs := &cobra.Command{
+		Use:     "kclruns [NAME]",
+		Aliases: []string{"kclrun", "kr"},
+		Short:   "Get KCLRun statuses",
+		Long: `Print the KCLRuns of a namespace (or all, -A) as flux get kustomizations does: name, applied
+revision, suspended, ready and message, then the images the ImagePolicies moved.`,
+		Example: `  flux-kcl-controller get kclruns -n demo
+  flux-kcl-controller get kclruns -A --status-selector ready=false
+  flux-kcl-controller get kclrun web -n demo -o yaml`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: g.completeKCLRuns,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.get(f, args)
+		},
+	}
+	get.PersistentFlags().BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "list the requested object(s) across all namespaces")
+	get.PersistentFlags().BoolVar(&f.noHeader, "no-header", false, "skip the header when printing the results")
+	get.PersistentFlags().BoolVarP(&f.watch, "watch", "w", false, "After listing/getting the requested object, watch for changes.")
+	get.PersistentFlags().StringVar(&f.statusSelector, "status-selector", "", "specify the status condition name and the desired state to filter the get result, e.g. ready=false or ready!=true")
+	get.PersistentFlags().StringVarP(&f.labelSelector, "label-selector", "l", "", "filter objects by label selector")
+	runs.Flags().StringVarP(&f.output, "output", "o", "", "print the objects as yaml or json instead of the table")
+	get.AddCommand(runs)
+	return get
+}
+
+func (g *globals) get(f getFlags, args []string) error {
+	if f.output != "" && f.output != "yaml" && f.output != "json" {
+		return fmt.Errorf("unsupported output format %q: want yaml or json", f.output)
+	}
+	filter, err := parseStatusSelector(f.statusSelector)
+	if err != nil {
+		return err
+	}
+	c, err := g.kubeClient()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := g.context()
+	defer cancel()
+	if f.watch {
+		// A watch runs until interrupted, not for --timeout.
+		ctx, cancel = context.WithCancel(context.Background())
+		defer cancel()
+	}
+	var opts []client.ListOption
+	if !f.allNamespaces {
+		opts = append(opts, client.InNamespace(g.namespace()))
+	}
+	if len(args) == 1 {
+		opts = append(opts, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", args[0])})
+	}
+	if f.labelSelector != "" {
+		sel, err := metav1.ParseToLabelSelector(f.labelSelector)
+		if err != nil {
+			return fmt.Errorf("unable to parse label selector: %w", err)
+		}
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil {
+			return err
+		}
+		opts = append(opts, client.MatchingLabelsSelector{Selector: s})
+	}
+	if f.watch {
+		return g.watchRuns(ctx, c, f, filter, opts)
+	}
+	var list v1alpha1.KCLRunList
+	if err := c.List(ctx, &list, opts...); err != nil {
+		return describe(err, "listing KCLRuns")
+	}
+	where := fmt.Sprintf("%q namespace", g.namespace())
+	if f.allNamespaces {
+		where = "any namespace"
+	}
+	if len(list.Items) == 0 {
+		if len(args) == 1 {
+			return fmt.Errorf("KCLRun %q not found in %s", args[0], where)
+		}
+		g.log().warning("no KCLRun objects found in %s", where)
+		return nil
+	}
+	if f.output != "" {
+		return printObjects(g.streams.Out, f.output, list.Items)
+	}
+	var rows [][]string
+	var images []string
+	for i := range list.Items {
+		run := &list.Items[i]
+		if !filter(run.Status.Conditions) {
+			continue
+		}
+		rows = append(rows, runRow(run, f.allNamespaces))
+		images = append(images, imageLines(run, f.allNamespaces)...)
+	}
+	var header []string
+	if !f.noHeader {
+		header = runHeader(f.allNamespaces)
+	}
+	printTable(g.streams.Out, header, rows)
+	if len(images) > 0 {
+		fmt.Fprintln(g.streams.Out)
+		var imgHeader []string
+		if !f.noHeader {
+			imgHeader = []string{"KCLRUN", "IMAGE", "POLICY", "LOCATION"}
+		}
+		var imgRows [][]string
+		for _, l := range images {
+			imgRows = append(imgRows, strings.Split(l, "\t"))
+		}
+		printTable(g.streams.Out, imgHeader, imgRows)
+	}
+	return nil
+}
+
+// watchRuns prints the table once, then a row per change, as flux get --watch does.
+func (g *globals) watchRuns(ctx context.Context, c client.WithWatch, f getFlags, filter func([]metav1.Condition) bool, opts []client.ListOption) error {
+	w, err := c.Watch(ctx, &v1alpha1.KCLRunList{}, opts...)
+	if err != nil {
+		return describe(err, "watching KCLRuns")
+	}
+	defer w.Stop()
+	header := runHeader(f.allNamespaces)
+	if f.noHeader {
+		header = nil
+	}
+	for ev := range w.ResultChan() {
+		switch ev.Type {
+		case watch.Error:
+			return describe(apierrors.FromObject(ev.Object), "watching KCLRuns")
+		case watch.Added, watch.Modified:
+			run, ok := ev.Object.(*v1alpha1.KCLRun)
+			if !ok || !filter(run.Status.Conditions) {
+				continue
+			}
+			printTable(g.streams.Out, header, [][]string{runRow(run, f.allNamespaces)})
+			header = nil
+		}
+	}
+	return ctx.Err()
+}
+
+func runHeader(allNamespaces bool) []string {
+	h := []string{"NAME", "REVISION", "SUSPENDED", "READY", "MESSAGE"}
+	if allNamespaces {
+		h = append([]string{"NAMESPACE"}, h...)
+	}
+	return h
+}
+
+// runRow is flux's kustomization row: revision and message with hex digests cut to 8.
+func runRow(run *v1alpha1.KCLRun, allNamespaces bool) []string {
+	status, msg := readyStatus(run.Status.Conditions)
+	suspended := "False"
+	if run.Spec.Suspend {
+		suspended = "True"
+	}
+	row := []string{run.Name, truncateHex(run.Status.LastAppliedRevision), suspended, status, truncateHex(msg)}
+	if allNamespaces {
+		row = append([]string{run.Namespace}, row...)
+	}
+	return row
+}
+
+// imageLines are the images the policies moved, one "kclrun\timage\tpolicy\tlocation" each.
+func imageLines(run *v1alpha1.KCLRun, allNamespaces bool) []string {
+	name := run.Name
+	if allNamespaces {
+		name = run.Namespace + "/" + run.Name
+	}
+	var lines []string
+	for _, img := range run.Status.Images {
+		moved := img.To
+		if img.From != img.To {
+			moved = img.From + " → " + imageTail(img.From, img.To)
+		}
+		lines = append(lines, strings.Join([]string{name, moved, img.Policy, img.Location}, "\t"))
+	}
+	return lines
+}
+
+// imageTail is "to" without the repository "from" shares with it: nginx:1.7.8 → 1.7.9.
+func imageTail(from, to string) string {
+	repo := func(s string) string {
+		if i := strings.LastIndexAny(s, ":@"); i > strings.LastIndex(s, "/") {
+			return s[:i]
+		}
+		return s
+	}
+	if r := repo(from); r != from && r == repo(to) {
+		return to[len(r)+1:]
+	}
+	return to
+}
+
+// readyStatus is the Ready condition's status and message, as flux prints them.
+func readyStatus(conds []metav1.Condition) (string, string) {
+	if c := apimeta.FindStatusCondition(conds, meta.ReadyCondition); c != nil {
+		return string(c.Status), c.Message
+	}
+	return string(metav1.ConditionFalse), "waiting to be reconciled"
+}
+
+// parseStatusSelector reads type=status or type!=status (case-insensitive), as flux does.
+func parseStatusSelector(s string) (func([]metav1.Condition) bool, error) {
+	if s == "" {
+		return func([]metav1.Condition) bool { return true }, nil
+	}
+	sep, negate := "=", false
+	if strings.Contains(s, "!=") {
+		sep, negate = "!=", true
+	}
+	typ, want, ok := strings.Cut(s, sep)
+	if !ok || typ == "" || want == "" {
+		return nil, fmt.Errorf("expected status selector in type=status or type!=status format, but found: %s", s)
+	}
+	return func(conds []metav1.Condition) bool {
+		matched := false
+		for _, c := range conds {
+			if strings.EqualFold(c.Type, typ) {
+				matched = strings.EqualFold(string(c.Status), want)
+			}
+		}
+		return matched != negate
+	}, nil
+}
+
+// printObjects writes the KCLRuns as kubectl get -o does: one object as itself, several
+// as a List.
+func printObjects(w io.Writer, format string, items []v1alpha1.KCLRun) error {
+	for i := range items {
+		items[i].SetGroupVersionKind(v1alpha1.GroupVersion.WithKind(v1alpha1.KCLRunKind))
+		items[i].ManagedFields = nil
+	}
+	var obj any = &items[0]
+	if len(items) > 1 {
+		obj = map[string]any{"apiVersion": "v1", "kind": "List", "items": items}
+	}
+	var out []byte
+	var err error
+	if format == "json" {
+		out, err = json.MarshalIndent(obj, "", "    ")
+		out = append(out, '\n')
+	} else {
+		out, err = yaml.Marshal(obj)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// describe turns a client error into one sentence: what was done, and what went wrong.
+func describe(err error, doing string) error {
+	switch {
+	case err == nil:
+		return nil
+	case apierrors.IsForbidden(err):
+		return fmt.Errorf("%s: permission denied: %s", doing, apiMessage(err))
+	case apierrors.IsUnauthorized(err):
+		return fmt.Errorf("%s: the cluster did not accept the credentials: %s", doing, apiMessage(err))
+	case apimeta.IsNoMatchError(err):
+		return fmt.Errorf("%s: the cluster does not serve KCLRuns (is the CRD installed?)", doing)
+	}
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		return fmt.Errorf("%s: %s", doing, apiMessage(err))
+	}
+	return fmt.Errorf("%s: cannot reach the cluster: %w", doing, err)
+}
+
+func apiMessage(err error) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) && status.Status().Message != "" {
+		return status.Status().Message
+	}
+	return err.Error()
+}

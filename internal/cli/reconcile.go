@@ -1,0 +1,272 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/fluxcd/pkg/apis/meta"
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/retry"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+)
+
+func newReconcileCommand(g *globals) *cobra.Command {
+	reconcile := &cobra.Command{Use: "reconcile", Short: "Reconcile KCLRuns"}
+	var withSource bool
+	run := &cobra.Command{
+		Use:     "kclrun NAME",
+		Aliases: []string{"kclruns", "kr"},
+		Short:   "Reconcile a KCLRun",
+		Long: `Request a reconciliation of a KCLRun, as flux reconcile kustomization does: the
+reconcile.fluxcd.io/requestedAt annotation (on its source first with --with-source), then wait
+until the controller has handled the request and print the applied revision or the error.`,
+		Example:           `  flux-kcl-controller reconcile kclrun web -n demo --with-source`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: g.completeKCLRuns,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.reconcile(args[0], withSource)
+		},
+	}
+	run.Flags().BoolVar(&withSource, "with-source", false, "reconcile the source of the KCLRun first")
+	reconcile.AddCommand(run)
+	return reconcile
+}
+
+func (g *globals) reconcile(name string, withSource bool) error {
+	c, err := g.kubeClient()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := g.context()
+	defer cancel()
+	key := types.NamespacedName{Namespace: g.namespace(), Name: name}
+	run, err := getRun(ctx, c, key)
+	if err != nil {
+		return err
+	}
+	if run.Spec.Suspend {
+		return fmt.Errorf("KCLRun %s is suspended: resume it first (flux-kcl-controller resume kclrun %s -n %s)", key, name, key.Namespace)
+	}
+	log := g.log()
+	if withSource {
+		if err := g.reconcileSource(ctx, c, run); err != nil {
+			return err
+		}
+	}
+	log.action("annotating KCLRun %s in %s namespace", name, key.Namespace)
+	requested, err := requestReconcile(ctx, c, key, v1alpha1.GroupVersion.WithKind(v1alpha1.KCLRunKind))
+	if err != nil {
+		return describe(err, "annotating KCLRun "+key.String())
+	}
+	log.success("KCLRun annotated")
+	log.waiting("waiting for KCLRun reconciliation")
+	run, err = g.waitHandled(ctx, c, key, requested)
+	if err != nil {
+		return err
+	}
+	log.success("applied revision %s", run.Status.LastAppliedRevision)
+	return nil
+}
+
+// reconcileSource annotates the KCLRun's source and waits until source-controller has
+// handled it, so that the KCLRun then reads the newest artifact.
+func (g *globals) reconcileSource(ctx context.Context, c client.Client, run *v1alpha1.KCLRun) error {
+	ref := run.Spec.SourceRef
+	apiVersion := ref.APIVersion
+	if apiVersion == "" {
+		apiVersion = defaultSourceVersion(ref.Kind)
+	}
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return fmt.Errorf("source %s/%s: %w", ref.Kind, ref.Name, err)
+	}
+	key := types.NamespacedName{Namespace: run.SourceNamespace(), Name: ref.Name}
+	log := g.log()
+	log.action("annotating %s %s in %s namespace", ref.Kind, key.Name, key.Namespace)
+	requested, err := requestReconcile(ctx, c, key, gv.WithKind(ref.Kind))
+	if err != nil {
+		return describe(err, fmt.Sprintf("annotating %s %s", ref.Kind, key))
+	}
+	log.success("%s annotated", ref.Kind)
+	log.waiting("waiting for %s reconciliation", ref.Kind)
+	src := &unstructured.Unstructured{}
+	src.SetGroupVersionKind(gv.WithKind(ref.Kind))
+	err = g.poll(ctx, fmt.Sprintf("%s %s", ref.Kind, key), func(ctx context.Context) (bool, error) {
+		if err := c.Get(ctx, key, src); err != nil {
+			return false, describe(err, fmt.Sprintf("reading %s %s", ref.Kind, key))
+		}
+		handled, _, _ := unstructured.NestedString(src.Object, "status", "lastHandledReconcileAt")
+		if handled != requested {
+			return false, nil
+		}
+		conds, err := unstructuredConditions(src)
+		if err != nil {
+			return false, err
+		}
+		return settled(conds, src.GetGeneration(), observedGeneration(src))
+	})
+	if err != nil {
+		return err
+	}
+	revision, _, _ := unstructured.NestedString(src.Object, "status", "artifact", "revision")
+	log.success("fetched revision %s", revision)
+	return nil
+}
+
+// waitHandled polls the KCLRun until status.lastHandledReconcileAt is the request and the
+// Ready condition says how it ended.
+func (g *globals) waitHandled(ctx context.Context, c client.Client, key types.NamespacedName, requested string) (*v1alpha1.KCLRun, error) {
+	run := &v1alpha1.KCLRun{}
+	err := g.poll(ctx, "KCLRun "+key.String(), func(ctx context.Context) (bool, error) {
+		var err error
+		if run, err = getRun(ctx, c, key); err != nil {
+			return false, err
+		}
+		if run.Status.LastHandledReconcileAt != requested {
+			return false, nil
+		}
+		return settled(run.Status.Conditions, run.Generation, run.Status.ObservedGeneration)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// reconcileFailedError is a reconciliation the controller handled and that failed.
+type reconcileFailedError struct{ msg string }
+
+func (e *reconcileFailedError) Error() string { return "reconciliation failed: " + e.msg }
+
+// settled tells whether a handled object is done: Ready True succeeds; Stalled, or Ready
+// False while no longer Reconciling, fails with the Ready message (file:line for a
+// program that does not compile).
+func settled(conds []metav1.Condition, generation, observed int64) (bool, error) {
+	if observed < generation {
+		return false, nil
+	}
+	ready := findCondition(conds, meta.ReadyCondition)
+	if ready == nil {
+		return false, nil
+	}
+	if ready.Status == metav1.ConditionTrue {
+		return true, nil
+	}
+	if s := findCondition(conds, meta.StalledCondition); s != nil && s.Status == metav1.ConditionTrue {
+		return false, &reconcileFailedError{msg: s.Message}
+	}
+	if r := findCondition(conds, meta.ReconcilingCondition); r != nil && r.Status == metav1.ConditionTrue {
+		return false, nil
+	}
+	if ready.Status == metav1.ConditionFalse {
+		return false, &reconcileFailedError{msg: ready.Message}
+	}
+	return false, nil
+}
+
+func findCondition(conds []metav1.Condition, typ string) *metav1.Condition {
+	for i := range conds {
+		if conds[i].Type == typ {
+			return &conds[i]
+		}
+	}
+	return nil
+}
+
+// poll calls done every pollInterval with a spinner on a terminal, until it is true, fails,
+// or --timeout ends ("timed out waiting for …").
+func (g *globals) poll(ctx context.Context, what string, done func(context.Context) (bool, error)) error {
+	spin := startSpinner(g.streams.Err, "waiting for "+what)
+	defer spin.stop()
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	for {
+		ok, err := done(ctx)
+		if err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("timed out after %s waiting for %s to be reconciled", g.timeout, what)
+			}
+			return err
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("timed out after %s waiting for %s to be reconciled (is the controller running?)", g.timeout, what)
+		case <-tick.C:
+		}
+	}
+}
+
+// requestReconcile sets reconcile.fluxcd.io/requestedAt to now, as flux reconcile does,
+// and returns the value set.
+func requestReconcile(ctx context.Context, c client.Client, key types.NamespacedName, gvk schema.GroupVersionKind) (string, error) {
+	ts := time.Now().Format(time.RFC3339Nano)
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		obj := &metav1.PartialObjectMetadata{}
+		obj.SetGroupVersionKind(gvk)
+		if err := c.Get(ctx, key, obj); err != nil {
+			return err
+		}
+		patch := client.MergeFrom(obj.DeepCopy())
+		annotations := obj.GetAnnotations()
+		if annotations == nil {
+			annotations = map[string]string{}
+		}
+		annotations[meta.ReconcileRequestAnnotation] = ts
+		obj.SetAnnotations(annotations)
+		return c.Patch(ctx, obj, patch)
+	})
+	return ts, err
+}
+
+// getRun reads a KCLRun; not found is one clear sentence.
+func getRun(ctx context.Context, c client.Reader, key types.NamespacedName) (*v1alpha1.KCLRun, error) {
+	run := &v1alpha1.KCLRun{}
+	if err := c.Get(ctx, key, run); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("KCLRun %q not found in %q namespace", key.Name, key.Namespace)
+		}
+		return nil, describe(err, "reading KCLRun "+key.String())
+	}
+	return run, nil
+}
+
+// defaultSourceVersion is the API version of a source kind that names none: Flux's
+// source kinds a KCLRun may reference are all served at v1.
+func defaultSourceVersion(string) string { return "source.toolkit.fluxcd.io/v1" }
+
+func unstructuredConditions(u *unstructured.Unstructured) ([]metav1.Condition, error) {
+	raw, found, err := unstructured.NestedSlice(u.Object, "status", "conditions")
+	if err != nil || !found {
+		return nil, err
+	}
+	var conds []metav1.Condition
+	for _, r := range raw {
+		m, ok := r.(map[string]any)
+		if !ok {
+			continue
+		}
+		typ, _ := m["type"].(string)
+		status, _ := m["status"].(string)
+		msg, _ := m["message"].(string)
+		reason, _ := m["reason"].(string)
+		conds = append(conds, metav1.Condition{Type: typ, Status: metav1.ConditionStatus(status), Message: msg, Reason: reason})
+	}
+	return conds, nil
+}
+
+func observedGeneration(u *unstructured.Unstructured) int64 {
+	g, _, _ := unstructured.NestedInt64(u.Object, "status", "observedGeneration")
+	return g
+}

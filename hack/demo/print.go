@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -91,27 +92,37 @@ func (d *demo) printDeployments() error {
 
 // printPlayground tells how to look around and change things while the demo keeps running.
 func (d *demo) printPlayground(sc *sourcecontroller.Controller) {
+	bin := "bin"
+	if root, err := kube.RepoRoot(); err == nil {
+		bin = filepath.Join(root, "bin")
+	}
 	step("running until Ctrl-C; in another terminal:")
 	fmt.Printf(`
   export KUBECONFIG=%[1]s
+  export PATH=%[8]s:$PATH                        # flux-kcl-controller, built by make demo
+  flux-kcl-controller get kclruns -n %[2]s
+  flux-kcl-controller tree kclrun %[3]s -n %[2]s     # the applied objects
+  flux-kcl-controller events kclrun %[3]s -n %[2]s   # image moves first
   kubectl get gitrepositories,kclruns,imagepolicies,deployments -n %[2]s
-  kubectl describe kclrun %[3]s -n %[2]s              # conditions, inventory, images, events
 
   # commit to the served repository (%[4]s), from the demo's working copy:
   cd %[5]s
-  sed -i 's/replicas = 1/replicas = 2/' main.k && git commit -qam "two replicas" && git push -q
+  sed -i 's/replicas = 1/replicas = 2/' main.k
+  flux-kcl-controller diff kclrun %[3]s -n %[2]s --path .   # what the commit would change
+  git commit -qam "two replicas" && git push -q
   # source-controller fetches within 30s (the GitRepository's interval), or at once when asked:
-  kubectl annotate gitrepository %[3]s -n %[2]s --overwrite reconcile.fluxcd.io/requestedAt="$(date +%%s)"
-  kubectl get deployments -n %[2]s -o wide -w
+  flux-kcl-controller reconcile kclrun %[3]s -n %[2]s --with-source
+  kubectl get deployments -n %[2]s -o wide
 
   # play image-reflector-controller: elect a new image, no commit
   kubectl patch imagepolicy %[6]s -n %[2]s --subresource=status --type=merge \
     -p '{"status":{"latestRef":{"name":"nginx","tag":"1.7.10"}}}'
+  flux-kcl-controller get kclruns -n %[2]s                 # the image it moved, below the table
 
   # or clone it anywhere: git clone %[4]s
   # artifacts are served by source-controller on %[7]s
 
-`, d.env.Kubeconfig(), namespace, name, d.repo.URL, d.repo.Dir, policyName, sc.StorageAddr)
+`, d.env.Kubeconfig(), namespace, name, d.repo.URL, d.repo.Dir, policyName, sc.StorageAddr, bin)
 }
 
 // decode reads a YAML stream into typed objects of the harness scheme.

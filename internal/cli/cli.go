@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -42,7 +41,7 @@ type globals struct {
 	kube    *genericclioptions.ConfigFlags
 	timeout time.Duration
 	streams Streams
-	// newClient is how the verbs connect; set once per command line.
+	// client and config are made once per command line.
 	client client.WithWatch
 	config *rest.Config
 }
@@ -185,11 +184,3 @@ func (l logger) waiting(format string, a ...any) { fmt.Fprintf(l.w, "◎ "+forma
 func (l logger) warning(format string, a ...any) { fmt.Fprintf(l.w, "⚠️ "+format+"\n", a...) }
 
 func (g *globals) log() logger { return logger{w: g.streams.Err} }
-
-// stdin is the process's when Streams leaves it empty.
-func (s Streams) stdin() io.Reader {
-	if s.In != nil {
-		return s.In
-	}
-	return os.Stdin
-}

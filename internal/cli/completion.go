@@ -13,9 +13,6 @@ import (
 // completeKCLRuns completes the names of the namespace's KCLRuns (cobra's `completion`
 // command writes the bash, zsh, fish and PowerShell scripts that call it).
 func (g *globals) completeKCLRuns(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-	if cmd.Flags().Lookup("path") == nil && len(args) > 0 && cmd.Name() != "kclrun" {
-		return nil, cobra.ShellCompDirectiveNoFileComp
-	}
 	c, err := g.kubeClient()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveError

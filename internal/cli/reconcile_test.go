@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -88,5 +87,4 @@ func TestSuspendResumeKCLRun(t *testing.T) {
 	g.Expect(suspended("one") || suspended("two")).To(BeFalse())
 
 	oneClearLine(t, run(t, "suspend", "kclrun", "-n", ns), 1, "name the KCLRuns, or give --all")
-	_ = context.Background
 }

@@ -11,7 +11,7 @@ import (
 
 // tree prints the inventory and follows a KCLRun the program applies into its own objects.
 func TestTreeKCLRun(t *testing.T) {
-	g, ctx := setup(t)
+	g, _ := setup(t)
 	ns := namespace(t, "tree")
 	childRev := publish(t, ns, "child", 1, program(configMap("b", `{x = "1"}`), deployment("c", "nginx:1.7.7", "")))
 	child := fmt.Sprintf(`{
@@ -30,5 +30,4 @@ func TestTreeKCLRun(t *testing.T) {
 	r := run(t, "tree", "kclrun", "parent", "-n", ns)
 	g.Expect(r.code).To(Equal(0), r.err)
 	golden(t, "tree-kclrun", r.out, ns)
-	_ = ctx
 }

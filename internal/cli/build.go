@@ -74,11 +74,12 @@ metadata, owner labels). Secret-sourced argument values are masked in the output
 			if err != nil {
 				return err
 			}
+			maskObjects(objects, sensitive)
 			text, err := ssautils.ObjectsToYAML(objects)
 			if err != nil {
 				return err
 			}
-			_, err = io.WriteString(g.streams.Out, mask(strings.TrimSuffix(text, "---\n"), sensitive))
+			_, err = io.WriteString(g.streams.Out, strings.TrimSuffix(text, "---\n"))
 			return err
 		},
 	}
@@ -136,10 +137,33 @@ func sensitiveValues(args []workerclient.Argument) []string {
 // minMaskedLength spares very short values (a "1" would mask every digit).
 const minMaskedLength = 3
 
-// mask replaces every Secret-sourced argument value in text.
-func mask(text string, values []string) string {
-	for _, v := range values {
-		text = strings.ReplaceAll(text, v, "***")
+// maskObjects replaces every Secret-sourced argument value in the objects' strings.
+func maskObjects(objects []*unstructured.Unstructured, values []string) {
+	if len(values) == 0 {
+		return
 	}
-	return text
+	for _, o := range objects {
+		o.Object = maskValue(o.Object, values).(map[string]any)
+	}
+}
+
+func maskValue(v any, values []string) any {
+	switch v := v.(type) {
+	case string:
+		for _, s := range values {
+			v = strings.ReplaceAll(v, s, "***")
+		}
+		return v
+	case map[string]any:
+		for k, x := range v {
+			v[k] = maskValue(x, values)
+		}
+		return v
+	case []any:
+		for i, x := range v {
+			v[i] = maskValue(x, values)
+		}
+		return v
+	}
+	return v
 }

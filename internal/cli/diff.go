@@ -158,16 +158,16 @@ func staleObjects(inv *v1alpha1.ResourceInventory, rendered object.ObjMetadataSe
 // writeDiff prints a unified diff of the live object and the dry-run result, without the
 // server's bookkeeping; Secret data comes masked from the manager.
 func writeDiff(w io.Writer, live, merged *unstructured.Unstructured, sensitive []string) error {
-	a, err := diffYAML(live)
+	a, err := diffYAML(live, sensitive)
 	if err != nil {
 		return err
 	}
-	b, err := diffYAML(merged)
+	b, err := diffYAML(merged, sensitive)
 	if err != nil {
 		return err
 	}
 	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(mask(a, sensitive)), B: difflib.SplitLines(mask(b, sensitive)),
+		A: difflib.SplitLines(a), B: difflib.SplitLines(b),
 		FromFile: "live", ToFile: "merged", Context: 3,
 	})
 	if err != nil {
@@ -177,8 +177,9 @@ func writeDiff(w io.Writer, live, merged *unstructured.Unstructured, sensitive [
 	return err
 }
 
-func diffYAML(u *unstructured.Unstructured) (string, error) {
+func diffYAML(u *unstructured.Unstructured, sensitive []string) (string, error) {
 	u = u.DeepCopy()
+	maskObjects([]*unstructured.Unstructured{u}, sensitive)
 	for _, f := range []string{"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp"} {
 		unstructured.RemoveNestedField(u.Object, "metadata", f)
 	}

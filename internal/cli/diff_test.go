@@ -94,7 +94,7 @@ func TestDiffKCLRun(t *testing.T) {
 	g.Expect(r.out).NotTo(ContainSubstring("hunter2"))
 	g.Expect(r.err).To(HaveSuffix("⚠️ identified at least one change, exiting with non-zero exit code\n"))
 
-	bad := writeDir(t, map[string]string{"main.k": "a = \n"})
+	bad := writeDir(t, map[string]string{"main.k": "a = \n", "settings.yaml": applied["settings.yaml"]})
 	oneClearLine(t, run(t, "diff", "kclrun", "web", "-n", ns, "--path", bad), 2, "main.k:1:")
 	oneClearLine(t, run(t, "diff", "kclrun", "nothere", "-n", ns, "--path", bad), 2, `KCLRun "nothere" not found`)
 }
@@ -113,7 +113,8 @@ func TestBuildWithKCLRun(t *testing.T) {
 	r := run(t, "build", writeDir(t, files), "--kclrun", "web", "-n", ns)
 	g.Expect(r.code).To(Equal(0), r.err)
 	g.Expect(r.out).NotTo(ContainSubstring("hunter2"))
-	g.Expect(r.out).To(ContainSubstring("token: '***'"))
+	g.Expect(r.out).To(ContainSubstring("token: tok-***\n"))
+	g.Expect(r.out).To(ContainSubstring("password: '***'\n"))
 	docs := strings.Split(r.out, "---\n")
 	g.Expect(docs).To(HaveLen(3))
 	for _, doc := range docs {

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"strings"
 	"testing"
 
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
@@ -24,11 +25,11 @@ func TestEventsKCLRun(t *testing.T) {
 	g.Eventually(func() string {
 		r = run(t, "events", "kclrun", "web", "-n", ns)
 		return r.out
-	}, waitTimeout).Should(ContainSubstring("nginx:1.7.8 → 1.7.9, policy " + ns + "/web at main.k:11"))
+	}, waitTimeout).Should(ContainSubstring("nginx:1.7.8 → 1.7.9, policy " + ns + "/web at main.k:10"))
 	g.Expect(r.code).To(Equal(0), r.err)
-	g.Expect(r.out).To(HavePrefix("LAST SEEN\tIMAGE MOVED\n"))
-	g.Expect(r.out).To(ContainSubstring("nginx:1.7.7 → 1.7.8, policy " + ns + "/web at main.k:11"))
-	g.Expect(r.out).To(MatchRegexp(`(?m)^\S+\s+\tNormal \tImageUpdated\s+\tKCLRun/web\tnginx:1.7.8 → nginx:1.7.9`))
+	golden(t, "events-image-moves", strings.SplitN(r.out, "\n\n", 2)[0]+"\n", ns)
+	g.Expect(r.out).To(ContainSubstring("nginx:1.7.7 → 1.7.8, policy " + ns + "/web at main.k:10"))
+	g.Expect(r.out).To(MatchRegexp(`(?m)^\S+\s+\tNormal\s*\tImageUpdated\s+\tKCLRun/web\tnginx:1.7.8 → nginx:1.7.9`))
 	g.Expect(r.out).To(MatchRegexp(`(?m)\tReconciliationSucceeded\s*\tKCLRun/web\tDeployment/` + ns + `/web (created|configured)`))
 
 	oneClearLine(t, run(t, "events", "kclrun", "nothere", "-n", ns), 1, `KCLRun "nothere" not found`)

@@ -223,9 +223,10 @@ func namespace(t *testing.T, prefix string) string {
 	return ns
 }
 
-var ages = regexp.MustCompile(`\b\d+(s|m|h|d|m\d+s|h\d+m)\b( \(x\d+ over \d+(s|m|h|d|m\d+s|h\d+m)\))?`)
+// ages are kubectl's durations with the padding after them, which depends on their width.
+var ages = regexp.MustCompile(`\b\d+(s|m|h|d|m\d+s|h\d+m)\b( \(x\d+ over \d+(s|m|h|d|m\d+s|h\d+m)\))? *`)
 
-// golden compares got, with ages as <age> and ns as <ns>, to testdata/name.golden;
+// golden compares got, with ages as <age> (unpadded) and ns as <ns>, to testdata/name.golden;
 // UPDATE_GOLDEN=1 rewrites the file.
 func golden(t *testing.T, name, got, ns string) {
 	t.Helper()

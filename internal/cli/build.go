@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"strings"
 
@@ -33,6 +34,7 @@ func (f *renderFlags) bind(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.config.ShowHidden, "show-hidden", false, "Keep hidden (_-prefixed) attributes, as spec.config.showHidden.")
 	fs.BoolVar(&f.config.DisableNone, "disable-none", false, "Drop None values from the output, as spec.config.disableNone.")
 	fs.BoolVar(&f.opts.Vendor, "vendor", false, "Use the program's vendored KCL packages only, as spec.config.vendor; never touch the network.")
+	fs.StringToStringVarP(&f.opts.External, "external", "E", nil, "A KCL package name=folder, as kcl run -E: wins over kcl.mod, never fetched (repeatable). The engine then runs directly: the controller has no -E (a settings file's package_maps is its way).")
 	fs.BoolVar(&f.opts.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "Refuse policies in other namespaces, as the controller flag does.")
 	f.opts.Packages.BindFlags(fs)
 }
@@ -70,6 +72,9 @@ metadata, owner labels). Secret-sourced argument values are masked in the output
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx, cancel := g.context()
 			defer cancel()
+			if len(f.opts.External) > 0 {
+				return g.buildExternal(ctx, cmd, &f, kclrun, args[0])
+			}
 			objects, sensitive, err := g.render(ctx, cmd, &f, kclrun, args[0])
 			if err != nil {
 				return err
@@ -87,6 +92,23 @@ metadata, owner labels). Secret-sourced argument values are masked in the output
 	cmd.Flags().StringVar(&kclrun, "kclrun", "", "Take config, arguments and policies from this KCLRun (in -n) and print the objects as the controller applies them.")
 	_ = cmd.RegisterFlagCompletionFunc("kclrun", g.completeKCLRuns)
 	return cmd
+}
+
+// buildExternal is a build with -E packages, which only the engine itself takes.
+func (g *globals) buildExternal(ctx context.Context, cmd *cobra.Command, f *renderFlags, kclrun, dir string) error {
+	if kclrun != "" {
+		return errors.New("-E cannot be combined with --kclrun: the controller reads given packages from a settings file's package_maps")
+	}
+	opts := f.opts
+	opts.Dir, opts.Namespace, opts.Config = dir, g.namespace(), f.merged(nil)
+	if cmd.Flags().Changed("kubeconfig") || cmd.Flags().Changed("context") {
+		c, err := g.kubeClient()
+		if err != nil {
+			return err
+		}
+		opts.Cluster = c
+	}
+	return localbuild.Build(ctx, opts, g.streams.Out, g.streams.Err)
 }
 
 // render builds DIR, with the KCLRun's inputs when kclrun names one; it also returns the

@@ -47,6 +47,9 @@ Exit status: 0 No differences were found. 1 Differences were found. >1 diff fail
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: g.completeKCLRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(f.opts.External) > 0 {
+				return &ExitError{Code: 2, Err: errors.New("-E is not supported by diff: the controller reads given packages from a settings file's package_maps")}
+			}
 			if path == "" {
 				return &ExitError{Code: 2, Err: errors.New("--path is required: the local program folder")}
 			}

@@ -96,6 +96,7 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 		if want.isAny() {
 			return
 		}
+		r.schemaValue(want, v)
 		pos := p.pos
 		r.mustAssignAt(r.exprType(v, 0), want, v.Pos(), &pos)
 	}

@@ -662,6 +662,12 @@ func (r *resolver) expr(e syntax.Expr) {
 			}
 			r.typ(e.ReturnTy)
 			r.stmts(e.Body)
+			// The value of the body's last expression is the result.
+			if n := len(e.Body); n > 0 && e.ReturnTy != nil {
+				if es, ok := e.Body[n-1].(*syntax.ExprStmt); ok && len(es.Exprs) == 1 {
+					r.schemaValue(r.fromSyntax(r.pkg, e.ReturnTy, 0), es.Exprs[0])
+				}
+			}
 		})
 	case *syntax.Subscript:
 		r.expr(e.Value)

@@ -305,6 +305,9 @@ func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value sy
 				r.configTypes(want.schema, cfg.Items, decl, depth+1)
 				return
 			}
+			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tDict {
+				r.dictEntries(want, cfg, decl, depth+1)
+			}
 			r.mustAssign(r.exprType(value, 0), want, n.Pos(), decl)
 			return
 		}
@@ -398,4 +401,43 @@ func flattenEntries(items []*syntax.ConfigEntry, out []*syntax.ConfigEntry, dept
 		out = append(out, it)
 	}
 	return out
+}
+
+// dictEntries checks the values of a dict literal stored where the dict
+// type want is expected, innermost first, each at its key.
+func (r *resolver) dictEntries(want *typ, cfg *syntax.ConfigExpr, decl *syntax.SchemaAttr, depth int) {
+	if depth > 100 || want.elem.isAny() {
+		return
+	}
+	for _, it := range cfg.Items {
+		if it == nil || it.Key == nil || it.Operation == syntax.OpInsert {
+			continue
+		}
+		switch it.Key.(type) {
+		case *syntax.Identifier, *syntax.StringLit:
+		default:
+			continue
+		}
+		if inner, ok := it.Value.(*syntax.ConfigExpr); ok {
+			switch want.elem.kind {
+			case tDict:
+				r.dictEntries(want.elem, inner, decl, depth+1)
+			case tSchema:
+				r.configTypes(want.elem.schema, inner.Items, decl, depth+1)
+				continue
+			}
+		}
+		r.mustAssign(r.exprType(it.Value, 0), want.elem, it.Key.Pos(), decl)
+	}
+}
+
+// schemaValue checks a dict literal stored where schema type want is
+// expected: its keys and values.
+func (r *resolver) schemaValue(want *typ, v syntax.Expr) {
+	cfg, ok := v.(*syntax.ConfigExpr)
+	if !ok || want.kind != tSchema {
+		return
+	}
+	r.configKeys(want.schema, cfg, 0)
+	r.configTypes(want.schema, cfg.Items, nil, 0)
 }

@@ -138,9 +138,6 @@ var known = []struct {
 	{"static error of the official resolver (kcl/resolve does not exist yet)", func(class, _ string, want, got answer) bool {
 		return !want.ok && (want.kind == "TypeError" || want.kind == "CompileError") && got.kind != want.kind
 	}},
-	{"kcl/syntax accepts '_' in a float literal", func(_, _ string, want, _ answer) bool {
-		return want.kind == "InvalidSyntax" && strings.HasPrefix(want.msg, `expected one of ["float"]`)
-	}},
 	{"a missing dict key read by [] or . is Undefined, not None (issue 15 class 6)", func(class, source string, _, _ answer) bool {
 		return class == "output differs" && strings.Contains(source, `{"a": 1}[`)
 	}},

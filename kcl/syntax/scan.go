@@ -577,6 +577,12 @@ suffix:
 		s.errorAt(start, "expected at least one digit in exponent")
 		t.Value = "0"
 		return
+	case isFloat && strings.Contains(t.Value, "_"):
+		// The official lexer takes the digits with '_' but its float parse
+		// does not: `1_000.5` is a syntax error, `1_000` an int.
+		s.errorAt(start, `expected one of ["float"] got `+t.Value)
+		t.Value = "0"
+		return
 	case isFloat && base != 10:
 		names := map[int]string{2: "binary", 8: "octal", 16: "hexadecimal"}
 		s.errorAt(start, names[base]+" float literal is not supported")

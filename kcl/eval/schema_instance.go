@@ -382,7 +382,7 @@ func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
 		return errorAt(s.Pos(), KindCompile, "schema attribute outside a schema")
 	}
 	var v value.Value = value.Undefined
-	if s.Value == nil {
+	if s.Value == nil && !s.IsOptional {
 		if lt, ok := s.Ty.(*syntax.LiteralType); ok {
 			v = literalTypeValue(lt)
 		}
@@ -403,7 +403,9 @@ func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
 				return err
 			}
 		}
-	} else if old, ok := e.schema.inst.Get(s.Name.Value); ok {
+	} else if old, ok := e.schema.inst.Get(s.Name.Value); ok && !(value.IsUndefined(old) && !value.IsUndefined(v)) {
+		// A declaration without a value keeps what a parent set; an attribute
+		// typed by one literal (`kind: "Pod"`) defaults to it.
 		v = old
 	}
 	if err := in.frameSet(e.schema, e, s.Name.Value, v, s.Pos()); err != nil {

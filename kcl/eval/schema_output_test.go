@@ -60,3 +60,19 @@ func TestConfigUnionWithNoneKeepsTheDefault(t *testing.T) {
 			"a:\n  b: 1\nc:\n  d: 1\nx:\n  a:\n  - 1\n'y':\n  a: null"},
 	})
 }
+
+// A required attribute typed by one literal and given no value defaults to
+// that literal; an optional one stays unset.
+func TestLiteralTypedAttributesDefault(t *testing.T) {
+	runSemCases(t, []semCase{
+		{"every literal kind", "schema Config:\n    val0: \"val\"\n    val1: 1\n    val2: 1Ki\n    val3: 2.0\n    val4: True\n    val5: False\n\nc = Config {}\n",
+			"c:\n  val0: val\n  val1: 1\n  val2: 1024.0\n  val3: 2.0\n  val4: true\n  val5: false"},
+		{"given or not", "schema C:\n    a: \"val\"\nc = C {a = \"val\"}\nd = C {}\n", "c:\n  a: val\nd:\n  a: val"},
+		{"optional", "x: \"v\" = \"v\"\nschema C:\n    a?: \"val\"\n    b: \"val\"\nc = C {}\n", "x: v\nc:\n  b: val"},
+		{"redeclared in a subclass", "schema P:\n    a: str = \"p\"\nschema C(P):\n    a: \"p\"\nc = C {}\nschema Q:\n    k: \"v\"\nschema R(Q):\n    k: \"v\"\nr = R {}\n",
+			"c:\n  a: p\nr:\n  k: v"},
+		{"a unit literal", "schema C:\n    v: 1Ki = 1Ki\nc = C {}\n", "c:\n  v: 1024.0"},
+		{"a union of literals is no default", "schema C:\n    a: \"x\" | \"y\"\n    b?: 1\nc = C {}\n",
+			"EvaluationError main.k:4 attribute 'a' of C is required and can't be None or Undefined"},
+	})
+}

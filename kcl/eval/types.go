@@ -154,6 +154,10 @@ func (in *Interp) tryConvert(e *env, v value.Value, ty syntax.Type, convert bool
 			b, ok := v.(value.Bool)
 			return v, ok && bool(b) == t.Bool, nil
 		case syntax.LitInt:
+			if t.Suffix != "" {
+				u, ok := v.(value.Unit)
+				return v, ok && u.Raw == t.Int && u.Suffix == t.Suffix, nil
+			}
 			i, ok := v.(value.Int)
 			return v, ok && int64(i) == t.Int, nil
 		case syntax.LitFloat:

@@ -591,6 +591,7 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.expr(e.Expr)
 	case *syntax.QuantExpr:
 		r.expr(e.Target)
+		r.loopVariables(e.Variables, false)
 		r.withScope(func(sc *scope) {
 			for _, v := range e.Variables {
 				if v != nil && len(v.Names) > 0 {
@@ -701,6 +702,7 @@ func (r *resolver) generators(gens []*syntax.CompClause, sc *scope) {
 			continue
 		}
 		r.expr(g.Iter)
+		r.loopVariables(g.Targets, true)
 		for _, t := range g.Targets {
 			if t != nil && len(t.Names) > 0 {
 				sc.define(t.Names[0].Value)
@@ -757,5 +759,26 @@ func (r *resolver) configEntries(items []*syntax.ConfigEntry) {
 			r.expr(k)
 		}
 		r.expr(it.Value)
+	}
+}
+
+// loopVariables reports loop targets that are not plain names, and a third
+// one; a comprehension locates that at the end of the second target.
+func (r *resolver) loopVariables(targets []*syntax.Identifier, comp bool) {
+	for i, t := range targets {
+		if t == nil || len(t.Names) == 0 {
+			continue
+		}
+		if len(t.Names) > 1 {
+			r.report(KindCompile, t.Pos(), "loop variables can only be ordinary identifiers")
+		}
+		if i >= 2 {
+			pos := t.Pos()
+			if comp && targets[i-1] != nil {
+				pos = targets[i-1].End()
+			}
+			r.report(KindCompile, pos, "the number of loop variables is %d, which can only be 1 or 2", len(targets))
+			return
+		}
 	}
 }

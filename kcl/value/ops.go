@@ -64,6 +64,30 @@ func unsupportedBinOp(op string, a, b Value) *Error {
 }
 
 // intOverflow reports the exact result the way the runtime does.
+// powUnit is a ** e for a in {-1, 0, 1}, which never overflows.
+func powUnit(a int64, e uint32) int64 {
+	switch {
+	case a == 0 && e > 0:
+		return 0
+	case a == -1 && e%2 == 1:
+		return -1
+	}
+	return 1
+}
+
+// powI128 is (a as i128).pow(e) with Rust's wrapping to 128 bits.
+func powI128(a int64, e uint32) *big.Int {
+	mod := new(big.Int).Lsh(big.NewInt(1), 128)
+	x := new(big.Int).Exp(new(big.Int).Abs(big.NewInt(a)), new(big.Int).SetUint64(uint64(e)), mod)
+	if a < 0 && e%2 == 1 {
+		x.Sub(mod, x).Mod(x, mod)
+	}
+	if x.Cmp(new(big.Int).Rsh(mod, 1)) >= 0 {
+		x.Sub(x, mod)
+	}
+	return x
+}
+
 // shiftI128 is the value the runtime reports for a shift count out of range:
 // (a as i128) << (b as u32), which wraps the count to 7 bits and the result
 // to 128 bits.
@@ -307,13 +331,24 @@ func intBinary(t *Thread, op BinOp, a, b int64) (Value, error) {
 		}
 		return Int(q), nil
 	case Pow:
-		if b < 0 {
-			return Float(LibmPow(float64(a), float64(b))), nil
+		// The runtime computes a.pow(b as u32) after checked_pow: a negative
+		// exponent is a huge unsigned one, so 2 ** -1 overflows (0.12.1 has no
+		// float result), while 0 ** -1 is 0 and 1 ** -1 is 1; the value it
+		// reports is (a as i128).pow(b as u32), wrapped to 128 bits.
+		e := uint32(b)
+		switch {
+		case i32Overflow(b):
+			return nil, intOverflow(powI128(a, e), 64)
+		case a == 0 || a == 1 || a == -1:
+			return Int(powUnit(a, e)), nil
+		case b < 0 || b >= 64:
+			return nil, intOverflow(powI128(a, e), 64)
 		}
-		if i32Overflow(b) {
-			return nil, intOverflow(new(big.Int).Exp(big.NewInt(a), big.NewInt(min(b, 64)), nil), 64)
+		r := new(big.Int).Exp(big.NewInt(a), big.NewInt(b), nil)
+		if !r.IsInt64() && (t == nil || t.Debug || !t.StrictRangeCheck) {
+			return nil, intOverflow(powI128(a, e), 64)
 		}
-		return exact(func(z, x, y *big.Int) *big.Int { return z.Exp(x, y, nil) })
+		return intResult(t, a, b, r)
 	case LShift:
 		// The runtime checks only the shift count (Rust's checked_shl): a count
 		// in [0, 63] wraps the bits shifted out, as i64 << does.

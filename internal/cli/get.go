@@ -75,11 +75,6 @@ func (g *globals) get(f getFlags, args []string) error {
 	}
 	ctx, cancel := g.context()
 	defer cancel()
-	if f.watch {
-		// A watch runs until interrupted, not for --timeout.
-		ctx, cancel = context.WithCancel(context.Background())
-		defer cancel()
-	}
 	var opts []client.ListOption
 	if !f.allNamespaces {
 		opts = append(opts, client.InNamespace(g.namespace()))
@@ -149,7 +144,8 @@ func (g *globals) get(f getFlags, args []string) error {
 	return nil
 }
 
-// watchRuns prints the table once, then a row per change, as flux get --watch does.
+// watchRuns prints the table once, then a row per change, as flux get --watch does, until
+// --timeout ends it (not an error) or the command is interrupted.
 func (g *globals) watchRuns(ctx context.Context, c client.WithWatch, f getFlags, filter func([]metav1.Condition) bool, opts []client.ListOption) error {
 	w, err := c.Watch(ctx, &v1alpha1.KCLRunList{}, opts...)
 	if err != nil {
@@ -172,6 +168,9 @@ func (g *globals) watchRuns(ctx context.Context, c client.WithWatch, f getFlags,
 			printTable(g.streams.Out, header, [][]string{runRow(run, f.allNamespaces)})
 			header = nil
 		}
+	}
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return nil
 	}
 	return ctx.Err()
 }

@@ -1,6 +1,9 @@
 package cli_test
 
 import (
+	"strings"
+	"time"
+
 	"testing"
 
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
@@ -50,6 +53,16 @@ func TestGetKCLRuns(t *testing.T) {
 	g.Expect(r.out).To(ContainSubstring(`"kind": "List"`))
 
 	oneClearLine(t, run(t, "get", "kclrun", "nothere", "-n", ns), 1, `KCLRun "nothere" not found`)
+
+	// --watch: the table, then a row per change, until --timeout.
+	go func() {
+		time.Sleep(time.Second) // likely after the watch started; either way the row shows it
+		_ = run(t, "suspend", "kclrun", "web", "-n", ns)
+	}()
+	r = run(t, "get", "kclruns", "-n", ns, "--watch", "--timeout", "8s")
+	g.Expect(r.code).To(Equal(0), r.err)
+	g.Expect(strings.Count(r.out, "NAME")).To(Equal(1), r.out)
+	g.Expect(r.out).To(MatchRegexp(`(?m)^web\s+\S+\s+True\s+True`), "the suspended row")
 
 	r = run(t, "__complete", "reconcile", "kclrun", "-n", ns, "")
 	g.Expect(r.code).To(Equal(0), r.err)

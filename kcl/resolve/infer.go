@@ -356,13 +356,23 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 			}
 			want := r.fromSyntax(r.pkg, s.Ty, 0)
 			r.mustAssign(got, want, t.Pos(), nil)
-			if r.assignCount[name] == 1 {
+			if r.varTypes[name] == nil && !want.isAny() {
 				r.varTypes[name] = want
 			}
 			return
 		}
-		if r.assignCount[name] == 1 {
-			r.varTypes[name] = widen(got)
+		// The first assignment walked types the global; later ones must
+		// fit that type, as in the official resolver.
+		if want := r.varTypes[name]; want != nil {
+			pos := t.Pos()
+			if cfg, ok := s.Value.(*syntax.ConfigExpr); ok && want.kind == tDict {
+				r.dictEntriesAt(want, cfg, nil, &pos, 0)
+			}
+			r.mustAssign(got, want, pos, nil)
+			return
+		}
+		if w := widen(got); !w.isAny() {
+			r.varTypes[name] = w
 		}
 	case r.schema != nil && r.local == r.schemaScope && s.Ty == nil:
 		want, decl := r.attrType(r.schema, name)
@@ -406,6 +416,15 @@ func flattenEntries(items []*syntax.ConfigEntry, out []*syntax.ConfigEntry, dept
 // dictEntries checks the values of a dict literal stored where the dict
 // type want is expected, innermost first, each at its key.
 func (r *resolver) dictEntries(want *typ, cfg *syntax.ConfigExpr, decl *syntax.SchemaAttr, depth int) {
+	var at *syntax.Position
+	if decl != nil {
+		p := decl.Pos()
+		at = &p
+	}
+	r.dictEntriesAt(want, cfg, decl, at, depth)
+}
+
+func (r *resolver) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax.SchemaAttr, at *syntax.Position, depth int) {
 	if depth > 100 || want.elem.isAny() {
 		return
 	}
@@ -421,13 +440,13 @@ func (r *resolver) dictEntries(want *typ, cfg *syntax.ConfigExpr, decl *syntax.S
 		if inner, ok := it.Value.(*syntax.ConfigExpr); ok {
 			switch want.elem.kind {
 			case tDict:
-				r.dictEntries(want.elem, inner, decl, depth+1)
+				r.dictEntriesAt(want.elem, inner, decl, at, depth+1)
 			case tSchema:
 				r.configTypes(want.elem.schema, inner.Items, decl, depth+1)
 				continue
 			}
 		}
-		r.mustAssign(r.exprType(it.Value, 0), want.elem, it.Key.Pos(), decl)
+		r.mustAssignAt(r.exprType(it.Value, 0), want.elem, it.Key.Pos(), at)
 	}
 }
 

@@ -229,7 +229,7 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 				i += len(c.Elems)
 			}
 			if i < 0 || i >= len(c.Elems) {
-				return errorAt(t.Pos(), value.KindEvaluation, "list index out of range")
+				return errorAt(lineOnly(t.Pos()), value.KindEvaluation, "index out of bounds: the len is %d but the index is %d", len(c.Elems), int(n))
 			}
 			if last {
 				c.Elems[i] = v

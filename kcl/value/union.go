@@ -172,9 +172,15 @@ func (st *unionState) unionDict(obj, delta *Dict) error {
 				if !ok {
 					return Errorf(KindEvaluation, "only list attribute can be override value with the index %d", index)
 				}
+				// The runtime's messages: Rust's own for a negative index
+				// past the start and for a replacement, Vec::remove's for a
+				// removal past the end.
 				n, ok := normalizeIndex(index, len(list.Elems))
-				if !ok {
-					return Errorf(KindEvaluation, "index %d out of bounds for list of length %d", index, len(list.Elems))
+				switch {
+				case !ok && (n < 0 || !IsUndefined(v)):
+					return Errorf(KindEvaluation, "index out of bounds: the len is %d but the index is %d", len(list.Elems), index)
+				case !ok:
+					return Errorf(KindEvaluation, "removal index (is %d) should be < len (is %d)", n, len(list.Elems))
 				}
 				if IsUndefined(v) {
 					list.Elems = append(list.Elems[:n], list.Elems[n+1:]...)
@@ -202,8 +208,11 @@ func (st *unionState) unionDict(obj, delta *Dict) error {
 			}
 			if de.Index != NoIndex {
 				n, _ := normalizeIndex(de.Index, len(ol.Elems))
-				if n > len(ol.Elems) {
-					n = len(ol.Elems)
+				switch {
+				case n < 0:
+					return Errorf(KindEvaluation, "index out of bounds: the len is %d but the index is %d", len(ol.Elems), de.Index)
+				case n > len(ol.Elems):
+					return Errorf(KindEvaluation, "insertion index (is %d) should be <= len (is %d)", n, len(ol.Elems))
 				}
 				add := append([]Value(nil), vl.Elems...)
 				ol.Elems = append(ol.Elems[:n], append(add, ol.Elems[n:]...)...)

@@ -124,7 +124,11 @@ func init() {
 		}
 		v, err := DecodeJSON([]byte(s))
 		if err != nil {
-			return nil, &value.Error{Kind: value.KindEvaluation, Msg: err.Error(), Err: err}
+			msg := err.Error()
+			if m := serdeError(s); m != "" {
+				msg = m
+			}
+			return nil, &value.Error{Kind: value.KindEvaluation, Msg: msg, Err: err}
 		}
 		return v, nil
 	})

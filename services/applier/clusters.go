@@ -31,6 +31,16 @@ type cluster struct {
 	mapper apimeta.RESTMapper
 	poller *polling.StatusPoller
 	local  bool
+	// remote is how the drift watcher reaches a remote cluster; nil when local.
+	remote *remoteCluster
+}
+
+// remoteCluster names a remote cluster by the object holding its kubeconfig
+// and that object's revision, with the config the drift watcher lists with
+// (the kubeconfig's own identity, not an impersonated account).
+type remoteCluster struct {
+	source, version string
+	config          *rest.Config
 }
 
 // clusterClients caches clusters by identity, so that each service account
@@ -51,7 +61,7 @@ func newClusterClients(base *rest.Config, scheme *runtime.Scheme) *clusterClient
 
 // localCluster is the controller's own identity on its own cluster.
 func (c *clusterClients) localCluster() (*cluster, error) {
-	return c.get("local", "local", rest.CopyConfig(c.base), true)
+	return c.get("local", "local", rest.CopyConfig(c.base), nil)
 }
 
 // forKCLRun picks the identity: spec.kubeConfig for a remote cluster, else
@@ -83,11 +93,12 @@ func (c *clusterClients) forKCLRun(ctx context.Context, reader client.Client, ob
 			return nil, fmt.Errorf("kubeconfig Secret '%s': %w", name, err)
 		}
 		id := fmt.Sprintf("kubeconfig/%s/%s", name, secret.ResourceVersion)
+		remote := &remoteCluster{source: "Secret/" + name.String(), version: secret.ResourceVersion, config: rest.CopyConfig(cfg)}
 		if sa != "" {
 			cfg.Impersonate = rest.ImpersonationConfig{UserName: serviceAccountUser(obj.Namespace, sa)}
 			id += "/" + sa
 		}
-		return c.get(id, "kubeconfig/"+name.String()+"/"+secret.ResourceVersion, cfg, false)
+		return c.get(id, "kubeconfig/"+name.String()+"/"+secret.ResourceVersion, cfg, remote)
 	}
 	if sa == "" {
 		sa = defaultSA
@@ -104,7 +115,7 @@ func (c *clusterClients) forKCLRun(ctx context.Context, reader client.Client, ob
 	}
 	cfg := rest.CopyConfig(c.base)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: serviceAccountUser(obj.Namespace, sa)}
-	return c.get("sa/"+obj.Namespace+"/"+sa, "local", cfg, true)
+	return c.get("sa/"+obj.Namespace+"/"+sa, "local", cfg, nil)
 }
 
 func serviceAccountUser(namespace, name string) string {
@@ -113,8 +124,9 @@ func serviceAccountUser(namespace, name string) string {
 
 // get builds or reuses the cluster of an identity; the REST mapper is shared
 // per cluster (mapperID) and discovers as the controller, since impersonated
-// accounts may not read discovery.
-func (c *clusterClients) get(id, mapperID string, cfg *rest.Config, local bool) (*cluster, error) {
+// accounts may not read discovery. remote is nil for the local cluster.
+func (c *clusterClients) get(id, mapperID string, cfg *rest.Config, remote *remoteCluster) (*cluster, error) {
+	local := remote == nil
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cl, ok := c.cache[id]; ok {
@@ -147,6 +159,7 @@ func (c *clusterClients) get(id, mapperID string, cfg *rest.Config, local bool) 
 		mapper: mapper,
 		poller: polling.NewStatusPoller(kube, mapper, polling.Options{}),
 		local:  local,
+		remote: remote,
 	}
 	c.cache[id] = cl
 	return cl, nil

@@ -37,13 +37,16 @@ func fingerprint(obj *v1alpha1.KCLRun, artifact *meta.Artifact, argsDigest strin
 
 // isNoOp reports whether the last successful apply had exactly these inputs
 // and nothing since asks for a full check (drift, or the interval when
-// FullCheckOnInterval or without drift detection, which then is the only
-// thing that undoes edits). A no-op reconcile neither compiles nor writes.
+// FullCheckOnInterval, without drift detection, which then is the only thing
+// that undoes edits, or for a remote cluster). A no-op reconcile neither compiles nor writes.
 func (s *Service) isNoOp(ctx context.Context, obj *v1alpha1.KCLRun, req reconcilerequest.Request, revision, fp string) bool {
 	switch {
 	case req.Reason == ReasonDriftDetected:
 		return false
-	case req.Reason == reconcilerequest.ReasonIntervalElapsed && (s.cfg.FullCheckOnInterval || s.drift == nil):
+	case req.Reason == reconcilerequest.ReasonIntervalElapsed && (s.cfg.FullCheckOnInterval || s.drift == nil || obj.Spec.KubeConfig != nil):
+		// A remote cluster's watcher starts again only with an apply: after a
+		// restart, or while the remote cluster was unreachable, the interval
+		// is what notices its drift.
 		return false
 	case !conditions.IsReady(obj) || obj.Status.ObservedGeneration != obj.Generation:
 		return false

@@ -220,9 +220,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		}
 	}
 	obj.Status.Inventory = newInventory
-	if cluster.local && s.drift != nil {
-		s.drift.Watch(cluster.resourcesOf(newInventory)...)
-	}
+	s.watchDrift(cluster, newInventory)
 
 	if checked, err := s.checkHealth(ctx, cluster, obj, newInventory); err != nil {
 		conditions.MarkFalse(obj, meta.HealthyCondition, meta.HealthCheckFailedReason, "%s", err.Error())

@@ -85,6 +85,7 @@ type Service struct {
 	metrics      *metrics
 	registry     *prometheus.Registry
 	drift        *drift.Watcher
+	remoteDrift  *remoteDrift // with drift, for spec.kubeConfig clusters
 
 	ready sync.Once
 	isUp  chan struct{}
@@ -165,15 +166,16 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		return nil, err
 	}
 	if cfg.DriftDetection {
-		s.drift, err = drift.New(deps.RESTConfig, drift.Options{
+		opts := drift.Options{
 			OwnerGroup:   v1alpha1.GroupVersion.Group,
 			FieldManager: FieldManager,
 			Logger:       deps.Logger.WithName("drift"),
 			OnDrift:      s.onDrift,
-		})
-		if err != nil {
+		}
+		if s.drift, err = drift.New(deps.RESTConfig, opts); err != nil {
 			return nil, err
 		}
+		s.remoteDrift = newRemoteDrift(opts, deps.Logger.WithName("drift"))
 	}
 	return s, nil
 }
@@ -198,6 +200,11 @@ func (s *Service) Run(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			s.drift.Run(ctx)
+		}()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.remoteDrift.run(ctx)
 		}()
 	}
 	return s.consume(ctx, &wg)

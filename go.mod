@@ -10,6 +10,12 @@ require (
 )
 
 require (
+	github.com/fluxcd/pkg/auth v0.54.3 // indirect
+	github.com/fluxcd/pkg/cache v0.14.0 // indirect
+	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
+)
+
+require (
 	cel.dev/expr v0.25.3 // indirect
 	dario.cat/mergo v1.0.0 // indirect
 	github.com/Azure/go-ansiterm v0.0.0-20250102033503-faa5f7b0171c // indirect

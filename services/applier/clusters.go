@@ -8,6 +8,7 @@ import (
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/polling"
 	"github.com/fluxcd/cli-utils/pkg/object"
+	"github.com/fluxcd/pkg/cache"
 	runtimeclient "github.com/fluxcd/pkg/runtime/client"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -48,6 +49,8 @@ type remoteCluster struct {
 type clusterClients struct {
 	base   *rest.Config
 	scheme *runtime.Scheme
+	// tokens caches the workload identity tokens of kubeConfig.configMapRef.
+	tokens *cache.TokenCache
 
 	mu       sync.Mutex
 	cache    map[string]*cluster
@@ -55,8 +58,8 @@ type clusterClients struct {
 	httpByID map[string]*http.Client
 }
 
-func newClusterClients(base *rest.Config, scheme *runtime.Scheme) *clusterClients {
-	return &clusterClients{base: base, scheme: scheme, cache: map[string]*cluster{}, mappers: map[string]apimeta.RESTMapper{}, httpByID: map[string]*http.Client{}}
+func newClusterClients(base *rest.Config, scheme *runtime.Scheme, tokens *cache.TokenCache) *clusterClients {
+	return &clusterClients{base: base, scheme: scheme, tokens: tokens, cache: map[string]*cluster{}, mappers: map[string]apimeta.RESTMapper{}, httpByID: map[string]*http.Client{}}
 }
 
 // localCluster is the controller's own identity on its own cluster.
@@ -69,9 +72,35 @@ func (c *clusterClients) localCluster() (*cluster, error) {
 // the controller itself.
 func (c *clusterClients) forKCLRun(ctx context.Context, reader client.Client, obj *v1alpha1.KCLRun, defaultSA string) (*cluster, error) {
 	sa := obj.Spec.ServiceAccountName
+	if ref := obj.Spec.KubeConfig; ref != nil && ref.ConfigMapRef != nil {
+		cm := &corev1.ConfigMap{}
+		name := types.NamespacedName{Namespace: obj.Namespace, Name: ref.ConfigMapRef.Name}
+		if err := reader.Get(ctx, name, cm); err != nil {
+			return nil, fmt.Errorf("reading kubeconfig ConfigMap '%s': %w", name, err)
+		}
+		// The token identity is the ConfigMap's (serviceAccountName); one
+		// client per ConfigMap revision, and per KCLRun's SA impersonated there.
+		mapperID := fmt.Sprintf("configmap/%s/%s", name, cm.ResourceVersion)
+		id := mapperID
+		if sa != "" {
+			id += "/" + sa
+		}
+		if cl, ok := c.cached(id); ok {
+			return cl, nil
+		}
+		cfg, err := workloadIdentityConfig(ctx, reader, c.tokens, obj, cm)
+		if err != nil {
+			return nil, err
+		}
+		remote := &remoteCluster{source: "ConfigMap/" + name.String(), version: cm.ResourceVersion, config: rest.CopyConfig(cfg)}
+		if sa != "" {
+			cfg.Impersonate = rest.ImpersonationConfig{UserName: serviceAccountUser(obj.Namespace, sa)}
+		}
+		return c.get(id, mapperID, cfg, remote)
+	}
 	if ref := obj.Spec.KubeConfig; ref != nil {
 		if ref.SecretRef == nil {
-			return nil, fmt.Errorf("spec.kubeConfig.configMapRef (cloud providers) is not supported, use spec.kubeConfig.secretRef")
+			return nil, fmt.Errorf("spec.kubeConfig names neither a secretRef nor a configMapRef")
 		}
 		secret := &corev1.Secret{}
 		name := types.NamespacedName{Namespace: obj.Namespace, Name: ref.SecretRef.Name}
@@ -120,6 +149,14 @@ func (c *clusterClients) forKCLRun(ctx context.Context, reader client.Client, ob
 
 func serviceAccountUser(namespace, name string) string {
 	return "system:serviceaccount:" + namespace + ":" + name
+}
+
+// cached is the cluster of an identity built before, if any.
+func (c *clusterClients) cached(id string) (*cluster, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cl, ok := c.cache[id]
+	return cl, ok
 }
 
 // get builds or reuses the cluster of an identity; the REST mapper is shared

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	cliflag "k8s.io/component-base/cli/flag"
 )
 
 // FieldManager is the server-side apply field manager of every write.
@@ -52,6 +53,9 @@ type Config struct {
 	// sooner go straight to their verdict, one status write fewer; 0 writes
 	// the progress at once, as Flux controllers do.
 	ProgressStatusDelay time.Duration
+	// FeatureGates switches Flux's optional features, as --feature-gates
+	// does on Flux controllers; the only one is ObjectLevelWorkloadIdentity.
+	FeatureGates map[string]bool
 }
 
 // DefaultConfig returns the flag defaults.
@@ -88,5 +92,6 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.JetStreamReplicas, "jetstream-replicas", d.JetStreamReplicas, "Replicas of the applier's JetStream key-value buckets.")
 	fs.DurationVar(&c.MaxBackoff, "max-retry-backoff", d.MaxBackoff, "The longest delay between retries of a transient failure.")
 	fs.StringVar(&c.InstanceName, "instance-name", d.InstanceName, "Name of this replica in leases and events.")
+	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates", "A comma separated list of key=value pairs switching optional features, as Flux's: ObjectLevelWorkloadIdentity=true lets kubeConfig.configMapRef name a ServiceAccount.")
 	fs.DurationVar(&c.ProgressStatusDelay, "progress-status-delay", d.ProgressStatusDelay, "How long a reconcile runs before its status shows Reconciling; faster reconciles write only their verdict. 0 writes the progress at once.")
 }

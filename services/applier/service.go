@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/fluxcd/pkg/auth"
+	"github.com/fluxcd/pkg/cache"
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 	"github.com/nats-io/nats.go"
@@ -64,6 +66,10 @@ type Hooks struct {
 	// Exit runs when that reconcile stops, before the message is acked.
 	Exit func(key string, out Outcome)
 }
+
+// tokenCacheSize bounds the workload identity tokens kept (one per
+// kubeConfig.configMapRef identity), as kustomize-controller's default.
+const tokenCacheSize = 100
 
 // Service is the applier.
 type Service struct {
@@ -152,7 +158,19 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		publisher: reconcilerequest.NewPublisher(js),
 		isUp:      make(chan struct{}),
 	}
-	s.clusters = newClusterClients(deps.RESTConfig, scheme)
+	for gate, on := range cfg.FeatureGates {
+		if gate != FeatureGateObjectLevelWorkloadIdentity {
+			return nil, fmt.Errorf("--feature-gates: %q is not supported (only %s)", gate, FeatureGateObjectLevelWorkloadIdentity)
+		}
+		if on {
+			auth.EnableObjectLevelWorkloadIdentity()
+		}
+	}
+	tokens, err := cache.NewTokenCache(tokenCacheSize)
+	if err != nil {
+		return nil, fmt.Errorf("building token cache: %w", err)
+	}
+	s.clusters = newClusterClients(deps.RESTConfig, scheme, tokens)
 
 	s.registry = prometheus.NewRegistry()
 	reg := deps.Registerer

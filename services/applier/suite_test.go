@@ -133,6 +133,7 @@ func startApplierWith(ctx context.Context, name, eventsAddr string, reg promethe
 	cfg.RequeueDependency = 2 * time.Second
 	cfg.MaxBackoff = 4 * time.Second
 	cfg.LeaseTTL = 6 * time.Second
+	cfg.FeatureGates = map[string]bool{applier.FeatureGateObjectLevelWorkloadIdentity: true}
 	restCfg := rest.CopyConfig(env.Config)
 	restCfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return writes.wrap(requests.wrap(rt)) }
 	restCfg.QPS, restCfg.Burst = 200, 400

@@ -15,6 +15,8 @@
 //	err = env.StopAPIServer()     // an apiserver outage: etcd keeps running with its data
 //	err = env.StartAPIServer(ctx) // back on the same port with the same certificates
 //	err = env.RestartAPIServer(ctx)
+//	remote, err := kube.StartWith(ctx, kube.Options{TrustServiceAccountsOf: env, APIAudiences: []string{"remote"}})
+//	                              // a second cluster that trusts env's service account tokens
 //
 // Binaries come from KUBEBUILDER_ASSETS; when it is unset the harness runs
 // hack/envtest/build.sh (cached, builds once) and uses the folder it prints. The extra CRDs
@@ -66,8 +68,27 @@ type Env struct {
 	stopErr  error
 }
 
+// Options change how StartWith runs the apiserver.
+type Options struct {
+	// TrustServiceAccountsOf makes the apiserver also authenticate the service
+	// account tokens that Env's apiserver issues (its signing key and issuer),
+	// as a cluster trusting a management cluster's OIDC issuer does for
+	// workload identity (Flux's kubeConfig.configMapRef, provider generic).
+	TrustServiceAccountsOf *Env
+	// APIAudiences, when set, are the token audiences the apiserver accepts.
+	APIAudiences []string
+}
+
 // Start runs etcd and kube-apiserver, installs the CRDs and returns once they are served.
-func Start(ctx context.Context) (*Env, error) {
+func Start(ctx context.Context) (*Env, error) { return StartWith(ctx, Options{}) }
+
+// ServiceAccountIssuer is the issuer (iss) of the service account tokens the apiserver signs.
+func (e *Env) ServiceAccountIssuer() string {
+	return e.env.ControlPlane.GetAPIServer().SecureServing.URL("https", "/").String()
+}
+
+// StartWith is Start with options.
+func StartWith(ctx context.Context, opts Options) (*Env, error) {
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -109,6 +130,15 @@ func Start(ctx context.Context) (*Env, error) {
 	// On SIGTERM, stop within seconds of draining in-flight requests instead of waiting up
 	// to a minute for open watches: StopAPIServer is then quick, as a rolling restart is.
 	te.ControlPlane.GetAPIServer().Configure().Set("shutdown-send-retry-after", "true")
+	if issuer := opts.TrustServiceAccountsOf; issuer != nil {
+		// Appended to envtest's own key and issuer, which stay first (signing).
+		te.ControlPlane.GetAPIServer().Configure().
+			Append("service-account-key-file", filepath.Join(issuer.certDir, "sa-signer.crt")).
+			Append("service-account-issuer", issuer.ServiceAccountIssuer())
+	}
+	if len(opts.APIAudiences) > 0 {
+		te.ControlPlane.GetAPIServer().Configure().Set("api-audiences", strings.Join(opts.APIAudiences, ","))
+	}
 	certDir, err := os.MkdirTemp("", "kube-harness-certs-")
 	if err != nil {
 		removeBin()

@@ -132,9 +132,11 @@ func StartWith(ctx context.Context, opts Options) (*Env, error) {
 	te.ControlPlane.GetAPIServer().Configure().Set("shutdown-send-retry-after", "true")
 	if issuer := opts.TrustServiceAccountsOf; issuer != nil {
 		// Appended to envtest's own key and issuer, which stay first (signing).
+		// The accounts live in the other cluster: no lookup of them here.
 		te.ControlPlane.GetAPIServer().Configure().
 			Append("service-account-key-file", filepath.Join(issuer.certDir, "sa-signer.crt")).
-			Append("service-account-issuer", issuer.ServiceAccountIssuer())
+			Append("service-account-issuer", issuer.ServiceAccountIssuer()).
+			Set("service-account-lookup", "false")
 	}
 	if len(opts.APIAudiences) > 0 {
 		te.ControlPlane.GetAPIServer().Configure().Set("api-audiences", strings.Join(opts.APIAudiences, ","))

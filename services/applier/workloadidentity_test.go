@@ -26,7 +26,7 @@ func TestKubeConfigConfigMapRefWorkloadIdentity(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
 	const audience = "fkc-remote"
-	remote, err := kube.StartWith(ctx, kube.Options{TrustServiceAccountsOf: env, APIAudiences: []string{audience}})
+	remote, err := kube.StartWith(ctx, kube.Options{TrustServiceAccountsOf: env, Audience: audience})
 	g.Expect(err).NotTo(HaveOccurred())
 	t.Cleanup(func() { _ = remote.Stop() })
 

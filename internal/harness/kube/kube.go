@@ -15,7 +15,7 @@
 //	err = env.StopAPIServer()     // an apiserver outage: etcd keeps running with its data
 //	err = env.StartAPIServer(ctx) // back on the same port with the same certificates
 //	err = env.RestartAPIServer(ctx)
-//	remote, err := kube.StartWith(ctx, kube.Options{TrustServiceAccountsOf: env, APIAudiences: []string{"remote"}})
+//	remote, err := kube.StartWith(ctx, kube.Options{TrustServiceAccountsOf: env, Audience: "remote"})
 //	                              // a second cluster that trusts env's service account tokens
 //
 // Binaries come from KUBEBUILDER_ASSETS; when it is unset the harness runs
@@ -28,6 +28,7 @@ package kube
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -39,6 +40,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -70,17 +73,53 @@ type Env struct {
 
 // Options change how StartWith runs the apiserver.
 type Options struct {
-	// TrustServiceAccountsOf makes the apiserver also authenticate the service
-	// account tokens that Env's apiserver issues (its signing key and issuer),
-	// as a cluster trusting a management cluster's OIDC issuer does for
-	// workload identity (Flux's kubeConfig.configMapRef, provider generic).
+	// TrustServiceAccountsOf makes the apiserver authenticate the service
+	// account tokens that Env's apiserver issues for Audience, through a JWT
+	// authenticator (structured authentication configuration) on Env's OIDC
+	// issuer: a fleet cluster trusting its management cluster, as workload
+	// identity with Flux's kubeConfig.configMapRef (provider generic) needs.
+	// The user is the token's subject, system:serviceaccount:<ns>:<name>.
 	TrustServiceAccountsOf *Env
-	// APIAudiences, when set, are the token audiences the apiserver accepts.
-	APIAudiences []string
+	Audience               string
 }
 
 // Start runs etcd and kube-apiserver, installs the CRDs and returns once they are served.
 func Start(ctx context.Context) (*Env, error) { return StartWith(ctx, Options{}) }
+
+// trustIssuer lets anyone read issuer's OIDC discovery documents (as a public
+// issuer serves them) and writes the authentication configuration that trusts
+// its tokens for audience; it returns the file's path.
+func trustIssuer(ctx context.Context, issuer *Env, audience, dir string) (string, error) {
+	binding := &rbacv1.ClusterRoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Name: "harness-public-oidc-discovery"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "system:service-account-issuer-discovery"},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: "system:unauthenticated"}},
+	}
+	if err := issuer.Client.Create(ctx, binding); err != nil && !apierrors.IsAlreadyExists(err) {
+		return "", fmt.Errorf("opening OIDC discovery: %w", err)
+	}
+	config := map[string]any{
+		"apiVersion": "apiserver.config.k8s.io/v1",
+		"kind":       "AuthenticationConfiguration",
+		"jwt": []any{map[string]any{
+			"issuer": map[string]any{
+				"url":                  issuer.ServiceAccountIssuer(),
+				"audiences":            []string{audience},
+				"certificateAuthority": string(issuer.Config.CAData),
+			},
+			"claimMappings": map[string]any{"username": map[string]any{"claim": "sub", "prefix": ""}},
+		}},
+	}
+	data, err := json.Marshal(config)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "authentication-config.json")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return "", fmt.Errorf("writing authentication configuration: %w", err)
+	}
+	return path, nil
+}
 
 // ServiceAccountIssuer is the issuer (iss) of the service account tokens the apiserver signs.
 func (e *Env) ServiceAccountIssuer() string {
@@ -130,23 +169,21 @@ func StartWith(ctx context.Context, opts Options) (*Env, error) {
 	// On SIGTERM, stop within seconds of draining in-flight requests instead of waiting up
 	// to a minute for open watches: StopAPIServer is then quick, as a rolling restart is.
 	te.ControlPlane.GetAPIServer().Configure().Set("shutdown-send-retry-after", "true")
-	if issuer := opts.TrustServiceAccountsOf; issuer != nil {
-		// Appended to envtest's own key and issuer, which stay first (signing).
-		// The accounts live in the other cluster: no lookup of them here.
-		te.ControlPlane.GetAPIServer().Configure().
-			Append("service-account-key-file", filepath.Join(issuer.certDir, "sa-signer.crt")).
-			Append("service-account-issuer", issuer.ServiceAccountIssuer()).
-			Set("service-account-lookup", "false")
-	}
-	if len(opts.APIAudiences) > 0 {
-		te.ControlPlane.GetAPIServer().Configure().Set("api-audiences", strings.Join(opts.APIAudiences, ","))
-	}
 	certDir, err := os.MkdirTemp("", "kube-harness-certs-")
 	if err != nil {
 		removeBin()
 		return nil, fmt.Errorf("creating apiserver cert dir: %w", err)
 	}
 	te.ControlPlane.GetAPIServer().CertDir = certDir
+	if issuer := opts.TrustServiceAccountsOf; issuer != nil {
+		authn, err := trustIssuer(ctx, issuer, opts.Audience, certDir)
+		if err != nil {
+			removeBin()
+			_ = os.RemoveAll(certDir)
+			return nil, err
+		}
+		te.ControlPlane.GetAPIServer().Configure().Set("authentication-config", authn)
+	}
 	if _, err := te.Start(); err != nil {
 		_ = te.Stop()
 		removeBin()

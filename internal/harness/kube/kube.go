@@ -30,6 +30,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -85,6 +86,16 @@ type Options struct {
 
 // Start runs etcd and kube-apiserver, installs the CRDs and returns once they are served.
 func Start(ctx context.Context) (*Env, error) { return StartWith(ctx, Options{}) }
+
+// freePort is a loopback port nothing listens on now, as envtest picks them.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("choosing the apiserver port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
 
 // trustIssuer lets anyone read issuer's OIDC discovery documents (as a public
 // issuer serves them) and writes the authentication configuration that trusts
@@ -169,6 +180,16 @@ func StartWith(ctx context.Context, opts Options) (*Env, error) {
 	// On SIGTERM, stop within seconds of draining in-flight requests instead of waiting up
 	// to a minute for open watches: StopAPIServer is then quick, as a rolling restart is.
 	te.ControlPlane.GetAPIServer().Configure().Set("shutdown-send-retry-after", "true")
+	// The OIDC discovery document names the keys at the advertised address,
+	// which may not be reachable; a trusting apiserver (Options) fetches them
+	// on loopback. The port is chosen here to be known before the start.
+	port, err := freePort()
+	if err != nil {
+		removeBin()
+		return nil, err
+	}
+	te.ControlPlane.GetAPIServer().SecurePort = port
+	te.ControlPlane.GetAPIServer().Configure().Set("service-account-jwks-uri", fmt.Sprintf("https://127.0.0.1:%d/openid/v1/jwks", port))
 	certDir, err := os.MkdirTemp("", "kube-harness-certs-")
 	if err != nil {
 		removeBin()

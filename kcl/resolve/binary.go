@@ -126,3 +126,46 @@ func (r *resolver) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position)
 		r.report(KindType, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l, rt)
 	}
 }
+
+func (t *typ) isNumberBool() bool { return t.isNumber() || t.kind == tBool || t.kind == tLitBool }
+
+func (t *typ) isPrimitive() bool { return t.isNumberBool() || t.isStrKind() }
+
+// compare reports comparisons the official table has no entry for: an
+// order between anything but numbers and bools, equality between values
+// of different kinds, membership in a non-iterable.
+func (r *resolver) compare(e *syntax.Compare) {
+	left := r.exprType(e.Left, 0)
+	for i, op := range e.Ops {
+		if i >= len(e.Comparators) {
+			return
+		}
+		right := r.exprType(e.Comparators[i], 0)
+		r.compareCheck(op, left, right, e.Pos())
+		left = right
+	}
+}
+
+func (r *resolver) compareCheck(op syntax.CmpOp, l, rt *typ, pos syntax.Position) {
+	for _, t := range []*typ{l, rt} {
+		if t.kind == tAny || t.kind == tUnion {
+			return
+		}
+	}
+	member := op == syntax.In || op == syntax.NotIn
+	switch {
+	case l.isNumberBool() && rt.isNumberBool() && !member:
+		return
+	case (op == syntax.Eq || op == syntax.NotEq) && l.isPrimitive() && rt.isPrimitive():
+		return
+	case op == syntax.Eq && (l.kind == tList && rt.kind == tList ||
+		(l.kind == tDict || l.kind == tSchema) && (rt.kind == tDict || rt.kind == tSchema)):
+		// 0.12.1 has no != for lists and dicts.
+		return
+	case member && (rt.kind == tList || rt.kind == tDict || rt.kind == tSchema || rt.isStrKind()):
+		return
+	case (l.kind == tNone || rt.kind == tNone) && (op == syntax.Eq || op == syntax.NotEq || op == syntax.Is || op == syntax.IsNot || op == syntax.CmpNot):
+		return
+	}
+	r.report(KindType, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l, rt)
+}

@@ -681,6 +681,7 @@ func (r *resolver) expr(e syntax.Expr) {
 	case *syntax.Compare:
 		r.expr(e.Left)
 		r.exprs(e.Comparators)
+		r.compare(e)
 	case *syntax.JoinedString:
 		r.exprs(e.Values)
 	case *syntax.FormattedValue:

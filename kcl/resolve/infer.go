@@ -61,7 +61,7 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		return r.exprType(e.Expr, depth+1)
 	case *syntax.ListExpr:
 		if len(e.Elts) == 0 {
-			return anyT
+			return &typ{kind: tList, elem: anyT}
 		}
 		var ts []*typ
 		for _, el := range e.Elts {
@@ -78,7 +78,7 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		return &typ{kind: tList, elem: el}
 	case *syntax.ConfigExpr:
 		if len(e.Items) == 0 {
-			return anyT
+			return &typ{kind: tDict, key: anyT, elem: anyT}
 		}
 		var ks, vs []*typ
 		for _, it := range flattenEntries(e.Items, nil, 0) {

@@ -59,6 +59,11 @@ func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, err
 
 // resolveSchema re-runs a schema after a union changed its config.
 func (in *Interp) resolveSchema(s *value.Schema, keys []string) (value.Value, error) {
+	return in.resolveSchemaAt(s, keys, syntax.Position{})
+}
+
+// resolveSchemaAt is resolveSchema with errors located at pos.
+func (in *Interp) resolveSchemaAt(s *value.Schema, keys []string, pos syntax.Position) (value.Value, error) {
 	def, ok := s.Def.(*schemaDef)
 	if !ok {
 		return s, nil
@@ -74,7 +79,7 @@ func (in *Interp) resolveSchema(s *value.Schema, keys []string) (value.Value, er
 			cfg.SetEntry(value.Entry{Key: k, Value: v, Op: value.OpOverride, Index: value.NoIndex})
 		}
 	}
-	return in.instantiate(def, cfg, s.Args, s.Kwargs, syntax.Position{}, "")
+	return in.instantiate(def, cfg, s.Args, s.Kwargs, pos, "")
 }
 
 // instantiate builds an instance of def from a config.

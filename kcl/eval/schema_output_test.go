@@ -76,3 +76,16 @@ func TestLiteralTypedAttributesDefault(t *testing.T) {
 			"EvaluationError main.k:4 attribute 'a' of C is required and can't be None or Undefined"},
 	})
 }
+
+// Outside a schema body `inst.attr = v` evaluates the instance again with v
+// in its config: attributes derived from it follow and its checks run.
+func TestAssigningAnAttributeReevaluatesTheInstance(t *testing.T) {
+	runSemCases(t, []semCase{
+		{"check fails", "schema Config:\n    name?: str\n    age?: int\n    check:\n        age > 0 if age\n\n_config = Config {\n    name: \"Alice\"\n    age: 18\n}\n_config.age = -1\n",
+			"EvaluationError main.k:11:1 Instance check failed"},
+		{"check passes", "schema Config:\n    name?: str\n    age?: int\n    check:\n        age > 0 if age\n_config = Config {\n    name: \"Alice\"\n    age: 18\n}\n_config.age = 3\nc = _config\n",
+			"c:\n  name: Alice\n  age: 3"},
+		{"derived attribute", "schema C:\n    a: int = 1\n    b: int = a * 2\n_c = C {}\n_c.a = 5\nc = _c\n", "c:\n  a: 5\n  b: 10"},
+		{"schema arguments", "schema C[x]:\n    a: int = x\n_c = C(2) {}\n_c.a = 5\nc = _c\n", "c:\n  a: 5"},
+	})
+}

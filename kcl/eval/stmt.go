@@ -201,8 +201,22 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 			if last {
 				d.Set(step.Member.Value, v)
 				// A later union re-runs the schema from its config keys: keep this one.
-				if s, ok := cur.(*value.Schema); ok && !containsString(s.ConfigKeys, step.Member.Value) {
-					s.ConfigKeys = append(s.ConfigKeys, step.Member.Value)
+				if s, ok := cur.(*value.Schema); ok {
+					if !containsString(s.ConfigKeys, step.Member.Value) {
+						s.ConfigKeys = append(s.ConfigKeys, step.Member.Value)
+					}
+					// Outside a schema body, `inst.attr = v` evaluates the
+					// instance again with v in its config, as the runtime's
+					// dict_set_value: its checks run on the new value.
+					if e.schema == nil {
+						r, err := in.resolveSchemaAt(s, s.ConfigKeys, t.Pos())
+						if err != nil {
+							return err
+						}
+						if rs, ok := r.(*value.Schema); ok {
+							*s = *rs
+						}
+					}
 				}
 				break
 			}

@@ -77,6 +77,9 @@ func decodeJSONValue(dec *json.Decoder) (value.Value, error) {
 	case nil:
 		return value.None, nil
 	case json.Number:
+		if _, err := value.ParseJSONNumber(string(x)); err != nil && err.Error() == "number out of range" {
+			return nil, err // 1e400: serde_json refuses it, see serdeError
+		}
 		return jsonNumber(string(x)), nil
 	}
 	return nil, fmt.Errorf("unexpected token %v", tok)

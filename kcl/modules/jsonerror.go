@@ -1,6 +1,10 @@
 package modules
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
+)
 
 // serdeError is the message serde_json (the runtime's JSON reader) gives for
 // malformed text, e.g. "key must be a string at line 1 column 2"; "" when it
@@ -189,6 +193,7 @@ func (p *serdeParser) digits() {
 }
 
 func (p *serdeParser) number() {
+	start := p.i
 	if p.s[p.i] == '-' {
 		p.i++
 	}
@@ -210,6 +215,9 @@ func (p *serdeParser) number() {
 			p.i++
 		}
 		p.digits()
+	}
+	if _, err := value.ParseJSONNumber(p.s[start:p.i]); err != nil && err.Error() == "number out of range" {
+		p.fail("number out of range", p.i-1)
 	}
 }
 

@@ -24,6 +24,7 @@ func TestSerdeError(t *testing.T) {
 		`"\x"`:             "invalid escape at line 1 column 3",
 		`"\u12g4"`:         "invalid escape at line 1 column 7",
 		"[\n\n":            "EOF while parsing a list at line 3 column 0",
+		`{"k": 1e400}`:     "number out of range at line 1 column 11",
 		`{"a": [1, true]}`: "",
 	} {
 		if got := serdeError(text); got != want {

@@ -577,6 +577,10 @@ func (g *generator) mergeStmt() {
 
 func (g *generator) moduleStmt() {
 	name := g.fresh("m")
+	if g.chance(0.35) {
+		g.line("%s = %s", name, g.edgeCase())
+		return
+	}
 	switch g.pick(8) {
 	case 0:
 		g.imports["math"] = true
@@ -615,6 +619,50 @@ func (g *generator) moduleStmt() {
 		g.line("%s = units.%s(%d)", name, fn, g.r.Intn(1<<30))
 	default:
 		g.line("%s = %s", name, g.builtinCall())
+	}
+}
+
+// edgeCase is an expression at the edges of the runtime's value, text and
+// module semantics: malformed decoder input, fancy regular expressions, odd
+// floats, int powers and shifts, format specs, mixed sorts.
+func (g *generator) edgeCase() string {
+	pick := func(xs ...string) string { return xs[g.pick(len(xs))] }
+	switch g.pick(12) {
+	case 0:
+		g.imports["base64"] = true
+		return fmt.Sprintf("base64.decode(%q)", pick("aGVsbG8", "aGVsbG8=", "aGVsbG8==", "YQ", "YR==", "a=bc", "====", "4py=", "/w==", "8J+Z", "", "not base64!", "aGk=\n", "YWJj"))
+	case 1:
+		g.imports["json"] = true
+		return fmt.Sprintf("json.decode(%s)", pick(`'{"a": 1,}'`, `'[1, 2'`, `'{"a" 1}'`, `'tru'`, `'01'`, `'1.5e3'`, `'-0'`, `'[1, [2, {"x": null}]]'`, `'"\u00e9"'`, `'{"k": 1e400}'`, `'12345678901234567890'`, `'1 2'`, `''`, `'{"a": {"b": [true, false]}}'`))
+	case 2:
+		g.imports["regex"] = true
+		pat := pick(`^(?!-)[a-z0-9-]+(?<!-)$`, `(\w)\1`, `(?P<x>\w+)-(?P=x)`, `(?<=v)\d+`, `\w+`, `^\d+$`, `[\s,]+`, `(?i)^ABC`, `a(?=b)`, `(\d+)\.(\d+)`)
+		fn := pick("match", "findall", "search", "split")
+		return fmt.Sprintf("regex.%s(%q, %q)", fn, pick("abc-abc", "x-7", "v12 v3", "é1 ü2", "a,b c", "aabbcc", "ABCdef", "1.25 and 3.5", "-bad-", "日本 語"), pat)
+	case 3:
+		g.imports["regex"] = true
+		return fmt.Sprintf("regex.replace(%q, %q, %q)", pick("a1b22c333", "x-y-z", "éa1"), pick(`(\d+)`, `(?<=[a-z])\d`, `(?P<n>\d)`, `-`), pick("<$1>", "#", "${n}!", "$$"))
+	case 4:
+		return pick("str", "float", "int") + "(" + pick("1.7976931348623157e308 * 2.0", "1e308 / 1e-10", "0.1 + 0.2", "1e16", "1e-7", "123456789.125", "2.5e-8 * 3", "-0.0", "5e-324", "1e21 + 1", "float(1 << 53) + 1") + ")"
+	case 5:
+		return fmt.Sprintf("%s ** %s", pick("2", "3", "-3", "0", "1", "-1", "10", "7", "2.0", "0.5"), pick("-1", "-2", "0", "10", "63", "64", "200", "0.5", "-0.5"))
+	case 6:
+		return fmt.Sprintf("%s %s %s", pick("1", "-1", "18", "-8", "0x7fffffffffffffff", "3"), pick("<<", ">>"), pick("0", "1", "37", "62", "63", "64", "70", "-1"))
+	case 7:
+		return fmt.Sprintf("%q.format(%s)", pick("{:5}|", "{:>8.3f}", "{:,}", "{:x}", "{:e}", "{:g}", "{:%}", "{:+d}", "{!r}", "{:05d}", "{:^7}", "{}"), pick("42", "3.14159", "1234567", "0.00001", "-7", `"ab"`, "True", "None", "[1]", "255"))
+	case 8:
+		return fmt.Sprintf("sorted(%s)", pick("[3, 1.5, 2]", `["b", "A", "a"]`, `[1, "a"]`, "[True, False]", "[[2], [1]]", "[None, 1]", `{"b": 1, "a": 2}`, `"hello"`, "[2, 1, 3.0, -1]"))
+	case 9:
+		return fmt.Sprintf("int(%q, %d)", pick("17", "-17", "1Ki", "ff", "0x1f", "101", "z", "10", "1e3", "2Mi"), []int{2, 8, 10, 16, 36}[g.pick(5)])
+	case 10:
+		g.imports["yaml"] = true
+		return fmt.Sprintf("yaml.decode(%q)", pick("a: 1\nb: [x, 'y']\n", "- 1\n- 1.5\n- '1.5'\n", "a: yes\nb: on\nc: ~\n", "k: 012\nh: 0x1F\ne: 1e3\n", "a: |\n  multi\n  line\n", "a: !!str 1\n", "{a: 1, b: [1, 2]}", "a: 2001-12-14\n", "x: .inf\ny: -.nan\n", ""))
+	default:
+		g.imports["json"] = true
+		g.imports["yaml"] = true
+		v := pick("[0.1, 1.0, 1e21, 1e-7, 100.0, -0.0]", `{"s": "multi
+line", "q": "true", "n": "123", "e": "", "u": "über"}`, `{"b": 1, "a": {"d": None, "c": [1, "x"]}}`, `["- x", "key: v", "#c", "'q'", ""dq"", "a	b"]`)
+		return fmt.Sprintf("%s.encode(%s%s)", pick("json", "yaml"), v, pick("", ", sort_keys=True", ", ignore_none=True"))
 	}
 }
 

@@ -73,3 +73,31 @@ func TestImportsAcrossFilesOfAPackage(t *testing.T) {
 		})
 	}
 }
+
+// A type alias of a schema instantiates it, in its package and through an
+// import (pkg.PersonOther {...}).
+func TestSchemaThroughATypeAlias(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"local", map[string]string{
+			"main.k": "schema Person:\n    name: str\ntype PO = Person\na = PO {name = \"x\"}\nb: PO = {name = \"y\"}\n",
+		}, "a:\n  name: x\nb:\n  name: 'y'"},
+		{"alias of an alias", map[string]string{
+			"main.k": "schema P:\n    n: str = \"p\"\ntype A = P\ntype B = A\nb = B {}\n",
+		}, "b:\n  'n': p"},
+		{"imported", map[string]string{
+			"kcl.mod":   "[package]\nname = \"app\"\n",
+			"pkg/pkg.k": "type String = str\n\nschema Person:\n    name: String\n\ntype PersonOther = Person\n",
+			"main.k":    "import pkg\n\nalice = pkg.Person { name = \"Alice\" }\nbob = pkg.PersonOther { name = \"Bob\" }\n",
+		}, "alice:\n  name: Alice\nbob:\n  name: Bob"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := runFiles(t, c.files, "main.k"); got != c.want {
+				t.Fatalf("got\n%s\nwant\n%s", got, c.want)
+			}
+		})
+	}
+}

@@ -23,10 +23,29 @@ type schemaFrame struct {
 	stmtEnv []*env
 }
 
+// schemaExprType is the type of `Name {...}`: a schema (or a value to union
+// into), or a type alias naming a schema (`type PO = Person; PO {}`, also
+// pkg.PO from another package).
+func (in *Interp) schemaExprType(e *env, name *syntax.Identifier) (value.Value, error) {
+	// An alias of an alias is followed a few times; a cycle ends as a name.
+	for range 16 {
+		a, ae, ok := in.findAlias(e, name)
+		if !ok {
+			break
+		}
+		nt, ok := a.ty.(*syntax.NamedType)
+		if !ok {
+			break
+		}
+		e, name = ae, nt.Identifier
+	}
+	return in.evalIdentifier(e, name)
+}
+
 func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, error) {
 	in.exprStack++
 	defer func() { in.exprStack-- }()
-	tv, err := in.evalIdentifier(e, x.Name)
+	tv, err := in.schemaExprType(e, x.Name)
 	if err != nil {
 		return nil, err
 	}

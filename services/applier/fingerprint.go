@@ -36,12 +36,17 @@ func fingerprint(obj *v1alpha1.KCLRun, artifact *meta.Artifact, argsDigest strin
 }
 
 // isNoOp reports whether the last successful apply had exactly these inputs
-// and nothing since asks for a full check (drift, or the interval when
-// FullCheckOnInterval, without drift detection, which then is the only thing
-// that undoes edits, or for a remote cluster). A no-op reconcile neither compiles nor writes.
+// and nothing since asks for a full check (drift, a reconcile.fluxcd.io/requestedAt
+// not handled yet, or the interval when FullCheckOnInterval, without drift
+// detection, which then is the only thing that undoes edits, or for a remote
+// cluster). A no-op reconcile neither compiles nor writes.
 func (s *Service) isNoOp(ctx context.Context, obj *v1alpha1.KCLRun, req reconcilerequest.Request, revision, fp string) bool {
 	switch {
 	case req.Reason == ReasonDriftDetected:
+		return false
+	case reconcileRequested(obj):
+		// As `flux reconcile` asks: the drift watcher may have missed an
+		// edit (made while no applier ran), so dry-run and apply again.
 		return false
 	case req.Reason == reconcilerequest.ReasonIntervalElapsed && (s.cfg.FullCheckOnInterval || s.drift == nil || obj.Spec.KubeConfig != nil):
 		// A remote cluster's watcher starts again only with an apply: after a
@@ -78,4 +83,11 @@ func (s *Service) dropFingerprint(ctx context.Context, key types.NamespacedName)
 	if err := s.fingerprints.Delete(ctx, lease.Key(key.Namespace, key.Name)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
 		s.log.V(1).Info("dropping the applied fingerprint failed", "kclrun", key.String(), "error", err.Error())
 	}
+}
+
+// reconcileRequested reports a reconcile.fluxcd.io/requestedAt value that no
+// reconcile has handled yet.
+func reconcileRequested(obj *v1alpha1.KCLRun) bool {
+	v, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations())
+	return ok && v != obj.Status.LastHandledReconcileAt
 }

@@ -106,13 +106,37 @@ func run(m *testing.M) int {
 	}
 	defer workers.Close()
 
-	stop, err := startApplier(ctx, "applier-0", receiver.URL, metrics)
-	if err != nil {
+	mainCtx, receiverURL = ctx, receiver.URL
+	if stopMain, err = startApplier(ctx, mainApplier, receiverURL, metrics); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer stop()
+	defer func() { stopMain() }()
 	return m.Run()
+}
+
+// The package's applier, which whileApplierStopped stops and starts again.
+const mainApplier = "applier-0"
+
+var (
+	mainCtx     context.Context
+	receiverURL string
+	stopMain    func()
+)
+
+// whileApplierStopped runs during with the package's applier stopped, then
+// starts a new one under the same name (and a new metrics registry): what
+// during changes happens while no drift watcher runs.
+func whileApplierStopped(t testing.TB, during func()) {
+	t.Helper()
+	stopMain()
+	during()
+	metrics = prometheus.NewRegistry()
+	stop, err := startApplier(mainCtx, mainApplier, receiverURL, metrics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopMain = stop
 }
 
 // startApplier runs one more applier replica until stop is called.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
+	eventv1 "github.com/fluxcd/pkg/apis/event/v1"
 	"github.com/fluxcd/pkg/runtime/events"
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
@@ -97,23 +99,39 @@ func (r *eventRecorder) start(ctx context.Context, wg *sync.WaitGroup) {
 // record queues one event; the revision travels in the metadata keyed by our
 // API group, as Flux controllers key it by theirs.
 func (r *eventRecorder) record(obj *v1alpha1.KCLRun, revision string, ok bool, reason, msg string) {
+	r.recordWith(obj, revision, ok, reason, msg, nil)
+}
+
+// recordFinished is kustomize-controller's closing event of a reconcile that
+// ended Ready: notification-controller updates the Git commit status from it
+// (the commit_status key), so it carries the applied revision.
+func (r *eventRecorder) recordFinished(obj *v1alpha1.KCLRun, took time.Duration) {
+	msg := fmt.Sprintf("Reconciliation finished in %s, next run in %s", took.String(), obj.Spec.Interval.Duration.String())
+	r.recordWith(obj, obj.Status.LastAppliedRevision, true, reasonOf(obj), msg, map[string]string{
+		v1alpha1.GroupVersion.Group + "/" + eventv1.MetaCommitStatusKey: eventv1.MetaCommitStatusUpdateValue,
+	})
+}
+
+func (r *eventRecorder) recordWith(obj *v1alpha1.KCLRun, revision string, ok bool, reason, msg string, metadata map[string]string) {
 	if msg == "" {
 		return
 	}
 	snapshot := obj.DeepCopy()
 	snapshot.SetGroupVersionKind(v1alpha1.GroupVersion.WithKind(v1alpha1.KCLRunKind))
-	var meta map[string]string
 	if revision != "" {
-		meta = map[string]string{v1alpha1.GroupVersion.Group + "/revision": revision}
+		if metadata == nil {
+			metadata = map[string]string{}
+		}
+		metadata[v1alpha1.GroupVersion.Group+"/"+eventv1.MetaRevisionKey] = revision
 	}
 	eventType := eventTypeFor(ok)
-	r.kube.AnnotatedEventf(snapshot, nil, meta, eventType, reason, "", "%s", msg)
+	r.kube.AnnotatedEventf(snapshot, nil, metadata, eventType, reason, "", "%s", msg)
 	if r.webhook == nil {
 		return
 	}
 	select {
 	case r.queue <- func() {
-		r.webhook.AnnotatedEventf(snapshot, nil, meta, eventType, reason, "", "%s", msg)
+		r.webhook.AnnotatedEventf(snapshot, nil, metadata, eventType, reason, "", "%s", msg)
 	}:
 	default:
 		r.log.Info("event queue full, dropping its notification-controller post", "kclrun", obj.Namespace+"/"+obj.Name, "reason", reason)

@@ -85,6 +85,8 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 	}
 
 	status := &statusWriter{client: s.client, base: obj.DeepCopy()}
+	// What Flux's closing event depends on: a new revision, generation or readiness.
+	wasReady, applied, observed := conditions.IsReady(obj), obj.Status.LastAppliedRevision, obj.Status.ObservedGeneration
 	out := s.reconcileRun(ctx, obj, status, req, delivered)
 
 	obj.Status.ObservedGeneration = obj.Generation
@@ -104,6 +106,9 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 	}
 	if out.Result == ResultApplied && len(out.Changes) > 0 {
 		s.events.record(obj, out.revision, true, meta.ReconciliationSucceededReason, changeSummary(out.Changes))
+	}
+	if conditions.IsReady(obj) && (!wasReady || obj.Status.LastAppliedRevision != applied || observed != obj.Generation) {
+		s.events.recordFinished(obj, time.Since(start))
 	}
 	s.metrics.result(out.Result)
 	return out

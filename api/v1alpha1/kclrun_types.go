@@ -275,6 +275,13 @@ type KCLRunStatus struct {
 	// +optional
 	Inventory *ResourceInventory `json:"inventory,omitempty"`
 
+	// History holds the last reconciliations that compiled (at most 5, the
+	// latest first), as Flux's Kustomization history: the digest of the
+	// compiled objects, the revision in the metadata, the first and last time
+	// the digest was reconciled, the duration and the Ready reason.
+	// +optional
+	History meta.History `json:"history,omitempty"`
+
 	// ImagePolicies lists the ImagePolicies ("namespace/name") the program's
 	// $imagepolicy markers referenced in the last attempt; the watcher indexes it.
 	// +optional

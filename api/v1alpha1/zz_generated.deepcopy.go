@@ -259,6 +259,13 @@ func (in *KCLRunStatus) DeepCopyInto(out *KCLRunStatus) {
 		*out = new(ResourceInventory)
 		(*in).DeepCopyInto(*out)
 	}
+	if in.History != nil {
+		in, out := &in.History, &out.History
+		*out = make(meta.History, len(*in))
+		for i := range *in {
+			(*in)[i].DeepCopyInto(&(*out)[i])
+		}
+	}
 	if in.ImagePolicies != nil {
 		in, out := &in.ImagePolicies, &out.ImagePolicies
 		*out = make([]string, len(*in))

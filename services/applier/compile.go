@@ -166,11 +166,12 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 	return r, nil
 }
 
-// compile runs the program on a compiler worker.
-func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Artifact, args []workerclient.Argument, subs []workerclient.Substitution) ([]*unstructured.Unstructured, error) {
+// compile runs the program on a compiler worker; it returns the objects and
+// their digest.
+func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Artifact, args []workerclient.Argument, subs []workerclient.Substitution) ([]*unstructured.Unstructured, string, error) {
 	creds, err := s.registryCredentials(ctx, obj)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	compiled, err := s.compiler.Compile(ctx, workerclient.CompileInput{
 		Artifact:            artifactOf(a),
@@ -186,20 +187,20 @@ func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		var ce *workerclient.CompileError
 		if errors.As(err, &ce) {
 			if ce.Stage == workerclient.StageArtifact {
-				return nil, &artifactError{msg: "artifact: " + ce.Message, permanent: artifact.Permanent(ce.Kind)}
+				return nil, "", &artifactError{msg: "artifact: " + ce.Message, permanent: artifact.Permanent(ce.Kind)}
 			}
-			return nil, &programError{reason: v1alpha1.CompileFailedReason, msg: located(ce.File, ce.Line, ce.Col, ce.Kind, ce.Message)}
+			return nil, "", &programError{reason: v1alpha1.CompileFailedReason, msg: located(ce.File, ce.Line, ce.Col, ce.Kind, ce.Message)}
 		}
-		return nil, rpcError("compiler", err)
+		return nil, "", rpcError("compiler", err)
 	}
 	obj.Status.Packages = packagesStatus(compiled.Packages)
 	for i, u := range compiled.Objects {
 		if u.GetName() == "" || u.GetKind() == "" || u.GetAPIVersion() == "" {
-			return nil, &programError{reason: v1alpha1.CompileFailedReason,
+			return nil, "", &programError{reason: v1alpha1.CompileFailedReason,
 				msg: fmt.Sprintf("output document %d is not a Kubernetes object (apiVersion, kind and metadata.name are required)", i+1)}
 		}
 	}
-	return compiled.Objects, nil
+	return compiled.Objects, compiled.OutputDigest, nil
 }
 
 // located formats "file:line:col: kind: message" as far as known.

@@ -53,6 +53,8 @@ type Outcome struct {
 
 	fingerprint string
 	revision    string
+	// digest identifies the compiled objects, when the reconcile compiled.
+	digest string
 }
 
 // reconcile runs one Flux-style reconciliation of the KCLRun named by req.
@@ -90,6 +92,9 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 	out := s.reconcileRun(ctx, obj, status, req, delivered)
 
 	obj.Status.ObservedGeneration = obj.Generation
+	if out.digest != "" {
+		obj.Status.History.Upsert(out.digest, time.Now(), time.Since(start), reasonOf(obj), map[string]string{"revision": out.revision})
+	}
 	if v, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
 		obj.Status.LastHandledReconcileAt = v
 	}
@@ -116,7 +121,7 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 
 // reconcileRun does the work between reading the KCLRun and writing its status;
 // it records its verdict in obj's conditions.
-func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status *statusWriter, req reconcilerequest.Request, delivered uint64) Outcome {
+func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status *statusWriter, req reconcilerequest.Request, delivered uint64) (out Outcome) {
 	if ready, msg, err := s.dependenciesReady(ctx, obj); err != nil {
 		return s.transient(err, delivered, obj)
 	} else if !ready {
@@ -188,10 +193,12 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		conditions.Delete(obj, v1alpha1.ImagesResolvedCondition)
 	}
 
-	objects, err := s.compile(ctx, obj, artifact, args, resolved.substitutions)
+	objects, digest, err := s.compile(ctx, obj, artifact, args, resolved.substitutions)
 	if err != nil {
 		return s.programFailure(obj, err, delivered, revision)
 	}
+	// Whatever follows goes into status.history under the objects' digest.
+	defer func() { out.digest = digest }()
 
 	cluster, err := s.clusters.forKCLRun(ctx, s.client, obj, s.cfg.DefaultServiceAccount)
 	if err != nil {

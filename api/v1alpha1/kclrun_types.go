@@ -350,6 +350,7 @@ type ResourceRef struct {
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=kcl;kclrun
+// +kubebuilder:metadata:labels="app.kubernetes.io/part-of=flux";"app.kubernetes.io/component=flux-kcl-controller"
 // +kubebuilder:printcolumn:name="Ready",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].status",description=""
 // +kubebuilder:printcolumn:name="Status",type="string",JSONPath=".status.conditions[?(@.type==\"Ready\")].message",description=""
 // +kubebuilder:printcolumn:name="Revision",type="string",JSONPath=".status.lastAppliedRevision",description=""

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	. "github.com/onsi/gomega"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -127,4 +128,17 @@ func TestKCLRunValidation(t *testing.T) {
 			g.Expect(err.Error()).To(ContainSubstring(tc.field))
 		})
 	}
+}
+
+// Flux Operator's report counts the reconcilers of the CRDs labelled
+// app.kubernetes.io/part-of=<instance> (flux): the installed KCLRun CRD is one.
+func TestKCLRunCRDIsPartOfFlux(t *testing.T) {
+	g := NewWithT(t)
+	var crds apiextensionsv1.CustomResourceDefinitionList
+	g.Expect(env.Client.List(context.Background(), &crds, client.MatchingLabels{"app.kubernetes.io/part-of": "flux"})).To(Succeed())
+	g.Expect(crds.Items).To(ContainElement(And(
+		HaveField("Spec.Group", kclv1alpha1.GroupVersion.Group),
+		HaveField("Spec.Names.Kind", kclv1alpha1.KCLRunKind),
+		HaveField("Status.StoredVersions", ContainElement(kclv1alpha1.GroupVersion.Version)),
+	)))
 }

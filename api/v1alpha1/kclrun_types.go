@@ -3,6 +3,7 @@ package v1alpha1
 import (
 	"time"
 
+	"github.com/fluxcd/pkg/apis/kustomize"
 	"github.com/fluxcd/pkg/apis/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,15 +30,17 @@ const (
 
 // Reasons written on KCLRun conditions, in Flux's vocabulary where one exists.
 const (
-	CompileFailedReason      = "CompileFailed"
-	ArtifactFailedReason     = "ArtifactFailed"
-	ReconciliationSucceeded  = meta.ReconciliationSucceededReason
-	ReconciliationFailed     = meta.ReconciliationFailedReason
-	DependencyNotReadyReason = meta.DependencyNotReadyReason
-	ImagePolicyHeldReason    = "ImagePolicyHeld"
-	PruneFailedReason        = "PruneFailed"
-	HealthCheckFailedReason  = meta.HealthCheckFailedReason
-	ArgumentsNotFoundReason  = "ArgumentsNotFound"
+	CompileFailedReason        = "CompileFailed"
+	ArtifactFailedReason       = "ArtifactFailed"
+	ReconciliationSucceeded    = meta.ReconciliationSucceededReason
+	ReconciliationFailed       = meta.ReconciliationFailedReason
+	DependencyNotReadyReason   = meta.DependencyNotReadyReason
+	ImagePolicyHeldReason      = "ImagePolicyHeld"
+	PruneFailedReason          = "PruneFailed"
+	HealthCheckFailedReason    = meta.HealthCheckFailedReason
+	ArgumentsNotFoundReason    = "ArgumentsNotFound"
+	InvalidCELExpressionReason = meta.InvalidCELExpressionReason
+	HealthCheckCanceledReason  = meta.HealthCheckCanceledReason
 	// GarbageCollectionSkippedReason is the event of a deletion that released
 	// the KCLRun without deleting its objects: the impersonated account or its
 	// namespace is going away.
@@ -102,9 +105,18 @@ type KCLRunSpec struct {
 	// +optional
 	HealthChecks []meta.NamespacedObjectKindReference `json:"healthChecks,omitempty"`
 
-	// DependsOn lists KCLRuns that must be Ready before this one is reconciled.
+	// HealthCheckExprs tell, in CEL, when objects of an apiVersion and kind
+	// are current, in progress or failed, as on a Flux Kustomization; they
+	// apply to the objects Wait or HealthChecks check.
 	// +optional
-	DependsOn []meta.NamespacedObjectReference `json:"dependsOn,omitempty"`
+	HealthCheckExprs []kustomize.CustomHealthCheck `json:"healthCheckExprs,omitempty"`
+
+	// DependsOn lists KCLRuns that must be Ready before this one is
+	// reconciled; one from the same source must have applied the same
+	// revision. A ReadyExpr (CEL over dep and self) must hold as well, as with
+	// Flux's AdditiveCELDependencyCheck.
+	// +optional
+	DependsOn []meta.DependencyReference `json:"dependsOn,omitempty"`
 
 	// Suspend stops subsequent reconciliations; running ones finish.
 	// +optional
@@ -432,7 +444,7 @@ func (in *KCLRun) GetTargetNamespace() string {
 }
 
 // GetDependsOn returns the KCLRuns this one waits for.
-func (in *KCLRun) GetDependsOn() []meta.NamespacedObjectReference { return in.Spec.DependsOn }
+func (in *KCLRun) GetDependsOn() []meta.DependencyReference { return in.Spec.DependsOn }
 
 // SourceNamespace is the namespace of the referenced source.
 func (in *KCLRun) SourceNamespace() string {

@@ -11,6 +11,7 @@ Licensed under the Apache License, Version 2.0.
 package v1alpha1
 
 import (
+	"github.com/fluxcd/pkg/apis/kustomize"
 	"github.com/fluxcd/pkg/apis/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -194,9 +195,14 @@ func (in *KCLRunSpec) DeepCopyInto(out *KCLRunSpec) {
 		*out = make([]meta.NamespacedObjectKindReference, len(*in))
 		copy(*out, *in)
 	}
+	if in.HealthCheckExprs != nil {
+		in, out := &in.HealthCheckExprs, &out.HealthCheckExprs
+		*out = make([]kustomize.CustomHealthCheck, len(*in))
+		copy(*out, *in)
+	}
 	if in.DependsOn != nil {
 		in, out := &in.DependsOn, &out.DependsOn
-		*out = make([]meta.NamespacedObjectReference, len(*in))
+		*out = make([]meta.DependencyReference, len(*in))
 		copy(*out, *in)
 	}
 	if in.CommonMetadata != nil {

@@ -2,6 +2,7 @@ package applier
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -125,8 +126,10 @@ func (s *Service) delete(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun,
 }
 
 // checkHealth waits, within spec.timeout, for every applied object (spec.wait)
-// or the spec.healthChecks to be current. It reports whether anything was checked.
-func (s *Service) checkHealth(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, inv *v1alpha1.ResourceInventory) (bool, error) {
+// or the spec.healthChecks to be current (by spec.healthCheckExprs for the
+// kinds they name); a new source revision cancels the wait. It reports
+// whether anything was checked.
+func (s *Service) checkHealth(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, inv *v1alpha1.ResourceInventory, revision string) (bool, error) {
 	var set object.ObjMetadataSet
 	if obj.Spec.Wait {
 		var err error
@@ -149,12 +152,23 @@ func (s *Service) checkHealth(ctx context.Context, cl *cluster, obj *v1alpha1.KC
 	if len(set) == 0 {
 		return false, nil
 	}
-	err := s.manager(cl).WaitForSetWithContext(ctx, set, ssa.WaitOptions{
+	mgr, err := s.healthManager(cl, obj)
+	if err != nil {
+		return true, err
+	}
+	wait, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go s.cancelOnNewRevision(wait, cancel, obj, revision)
+	err = mgr.WaitForSetWithContext(wait, set, ssa.WaitOptions{
 		Interval: healthPollInterval,
 		Timeout:  obj.GetTimeout(),
 		FailFast: true,
 	})
 	if err != nil {
+		var canceled *healthCheckCanceledError
+		if errors.As(context.Cause(wait), &canceled) {
+			return true, canceled
+		}
 		return true, fmt.Errorf("health check failed after %s: %w", obj.GetTimeout(), err)
 	}
 	return true, nil

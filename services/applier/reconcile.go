@@ -99,7 +99,9 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 		obj.Status.LastHandledReconcileAt = v
 	}
 	if out.Err != nil && out.Result != ResultWaiting {
-		s.events.record(obj, out.revision, false, reasonOf(obj), conditions.GetMessage(obj, meta.ReadyCondition))
+		// A canceled health check is news, not a failure (Flux: info).
+		var canceled *healthCheckCanceledError
+		s.events.record(obj, out.revision, errors.As(out.Err, &canceled), reasonOf(obj), conditions.GetMessage(obj, meta.ReadyCondition))
 	}
 	if err := status.write(ctx, obj); err != nil {
 		return s.transient(fmt.Errorf("writing status: %w", err), delivered, nil)
@@ -122,13 +124,9 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 // reconcileRun does the work between reading the KCLRun and writing its status;
 // it records its verdict in obj's conditions.
 func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status *statusWriter, req reconcilerequest.Request, delivered uint64) (out Outcome) {
-	if ready, msg, err := s.dependenciesReady(ctx, obj); err != nil {
-		return s.transient(err, delivered, obj)
-	} else if !ready {
-		markNotReady(obj, meta.DependencyNotReadyReason, msg)
-		return Outcome{Result: ResultWaiting, RetryAfter: s.cfg.RequeueDependency, Err: errors.New(msg)}
+	if err := validateExpressions(obj); err != nil {
+		return s.stalled(obj, v1alpha1.InvalidCELExpressionReason, err)
 	}
-
 	artifact, err := s.sourceArtifact(ctx, obj)
 	if err != nil {
 		var denied *accessDeniedError
@@ -141,6 +139,12 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 			return Outcome{Result: ResultWaiting, RetryAfter: s.cfg.RequeueDependency, Err: err}
 		}
 		return s.transient(err, delivered, obj)
+	}
+	if ready, msg, err := s.dependenciesReady(ctx, obj, artifact); err != nil {
+		return s.transient(err, delivered, obj)
+	} else if !ready {
+		markNotReady(obj, meta.DependencyNotReadyReason, msg)
+		return Outcome{Result: ResultWaiting, RetryAfter: s.cfg.RequeueDependency, Err: errors.New(msg)}
 	}
 	revision := artifact.Revision
 	obj.Status.LastAttemptedRevision = revision
@@ -234,7 +238,13 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	obj.Status.Inventory = newInventory
 	s.watchDrift(cluster, newInventory)
 
-	if checked, err := s.checkHealth(ctx, cluster, obj, newInventory); err != nil {
+	if checked, err := s.checkHealth(ctx, cluster, obj, newInventory, revision); err != nil {
+		var canceled *healthCheckCanceledError
+		if errors.As(err, &canceled) {
+			// Flux requeues at once for the new revision.
+			markNotReady(obj, v1alpha1.HealthCheckCanceledReason, err.Error())
+			return Outcome{Result: ResultFailed, Err: err, RetryAfter: canceledRetry, revision: revision, Changes: summary}
+		}
 		conditions.MarkFalse(obj, meta.HealthyCondition, meta.HealthCheckFailedReason, "%s", err.Error())
 		markNotReady(obj, meta.HealthCheckFailedReason, err.Error())
 		return Outcome{Result: ResultFailed, Err: err, revision: revision, Changes: summary}
@@ -289,6 +299,10 @@ func (s *Service) transient(err error, delivered uint64, obj *v1alpha1.KCLRun) O
 	}
 	return Outcome{Result: ResultFailed, Err: err, RetryAfter: backoff(int(delivered), limit)}
 }
+
+// canceledRetry is the delay before the reconcile of the revision that
+// canceled a health check.
+const canceledRetry = 100 * time.Millisecond
 
 // unreachableBackoff bounds the retries of a reconcile that could not reach
 // the apiserver or a worker: the backoff grown through an outage would

@@ -564,4 +564,4 @@ func objectMeta(namespace, name string) metav1.ObjectMeta {
 	return metav1.ObjectMeta{Namespace: namespace, Name: name}
 }
 
-type metaRef = meta.NamespacedObjectReference
+type metaRef = meta.DependencyReference

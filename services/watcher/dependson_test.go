@@ -17,10 +17,10 @@ func TestDependencyReadyPublishesForDependents(t *testing.T) {
 	other := newNamespace(t)
 	base := newKCLRun(t, ns, "base", "repo")
 	newKCLRun(t, ns, "app", "repo", func(r *kclv1.KCLRun) {
-		r.Spec.DependsOn = []meta.NamespacedObjectReference{{Name: "base"}}
+		r.Spec.DependsOn = []meta.DependencyReference{{Name: "base"}}
 	})
 	newKCLRun(t, other, "remote-app", "repo", func(r *kclv1.KCLRun) {
-		r.Spec.DependsOn = []meta.NamespacedObjectReference{{Name: "base", Namespace: ns}}
+		r.Spec.DependsOn = []meta.DependencyReference{{Name: "base", Namespace: ns}}
 	})
 	newKCLRun(t, ns, "unrelated", "repo")
 	for _, k := range [][2]string{{ns, "base"}, {ns, "app"}, {other, "remote-app"}, {ns, "unrelated"}} {

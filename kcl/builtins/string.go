@@ -75,6 +75,15 @@ func strArg(args []value.Value, kwargs []value.KV, i int, name string) (string, 
 	return asStr(v), true
 }
 
+// Rust's char classes, which the runtime's str methods use: Alphabetic is the
+// letters, the letter numbers (Ⅻ) and Other_Alphabetic; Lowercase and
+// Uppercase include Other_Lowercase (ª) and Other_Uppercase (Ⅻ).
+func rustAlphabetic(r rune) bool {
+	return unicode.IsLetter(r) || unicode.Is(unicode.Nl, r) || unicode.Is(unicode.Other_Alphabetic, r)
+}
+func rustLowercase(r rune) bool { return unicode.IsLower(r) || unicode.Is(unicode.Other_Lowercase, r) }
+func rustUppercase(r rune) bool { return unicode.IsUpper(r) || unicode.Is(unicode.Other_Uppercase, r) }
+
 func rustIsWhitespace(r rune) bool { return unicode.IsSpace(r) || r == 0x85 }
 
 func init() {
@@ -152,10 +161,10 @@ func init() {
 	finder("index", false, true)
 	finder("rindex", true, true)
 	method("isalnum", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
-		return value.Bool(s != "" && all(s, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) })), nil
+		return value.Bool(s != "" && all(s, func(r rune) bool { return rustAlphabetic(r) || unicode.IsNumber(r) })), nil
 	})
 	method("isalpha", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
-		return value.Bool(s != "" && all(s, unicode.IsLetter)), nil
+		return value.Bool(s != "" && all(s, rustAlphabetic)), nil
 	})
 	method("isdigit", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
 		return value.Bool(s != "" && all(s, func(r rune) bool {
@@ -166,10 +175,10 @@ func init() {
 		return value.Bool(s != "" && all(s, unicode.IsNumber)), nil
 	})
 	method("islower", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
-		return value.Bool(isCase(s, unicode.IsLower, unicode.IsUpper)), nil
+		return value.Bool(isCase(s, rustLowercase, rustUppercase)), nil
 	})
 	method("isupper", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
-		return value.Bool(isCase(s, unicode.IsUpper, unicode.IsLower)), nil
+		return value.Bool(isCase(s, rustUppercase, rustLowercase)), nil
 	})
 	method("isspace", func(s string, _ []value.Value, _ []value.KV) (value.Value, error) {
 		return value.Bool(s != "" && all(s, func(r rune) bool {
@@ -183,12 +192,12 @@ func init() {
 		cased, prevCased := false, false
 		for _, c := range s {
 			switch {
-			case unicode.IsUpper(c) || unicode.IsTitle(c):
+			case rustUppercase(c) || unicode.IsTitle(c):
 				if prevCased {
 					return value.False, nil
 				}
 				prevCased, cased = true, true
-			case unicode.IsLower(c):
+			case rustLowercase(c):
 				if !prevCased {
 					return value.False, nil
 				}
@@ -293,14 +302,14 @@ func init() {
 		prevCased := false
 		for _, c := range s {
 			switch {
-			case unicode.IsLower(c):
+			case rustLowercase(c):
 				if !prevCased {
 					b.WriteString(titleRune(c))
 				} else {
 					b.WriteRune(c)
 				}
 				prevCased = true
-			case unicode.IsUpper(c) || unicode.IsTitle(c):
+			case rustUppercase(c) || unicode.IsTitle(c):
 				if prevCased {
 					b.WriteString(lowerText(string(c)))
 				} else {

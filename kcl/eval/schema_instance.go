@@ -107,12 +107,7 @@ func (in *Interp) resolveSchemaAt(s *value.Schema, keys []string, pos syntax.Pos
 func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position, recordPkg string) (value.Value, error) {
 	cfgExpr := in.nextCfgExpr
 	in.nextCfgExpr = nil
-	if def.isProtocol() {
-		return nil, errorAt(pos, value.KindEvaluation, "Protocol %s can't be instantiated", def.name)
-	}
-	if def.stmt != nil && def.stmt.IsMixin {
-		return nil, errorAt(pos, value.KindEvaluation, "Mixin %s can't be instantiated", def.name)
-	}
+	// Protocols and mixins are instantiated like schemas, as in 0.12.1.
 	if err := in.thread.Enter(); err != nil {
 		return nil, locate(err, pos)
 	}
@@ -255,10 +250,9 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			return nil, err
 		}
 	}
-	if def.rule != nil {
-		return value.True, nil
-	}
-	if recordPkg != "" {
+	// A rule's value is its instance too (x = R {...} prints its config), as
+	// in 0.12.1; it is not listed by instances().
+	if recordPkg != "" && def.rule == nil {
 		for _, d := range def.chain() {
 			d.instances = append(d.instances, instanceRecord{v: inst, pkg: recordPkg})
 		}

@@ -89,3 +89,19 @@ func TestAssigningAnAttributeReevaluatesTheInstance(t *testing.T) {
 		{"schema arguments", "schema C[x]:\n    a: int = x\n_c = C(2) {}\n_c.a = 5\nc = _c\n", "c:\n  a: 5"},
 	})
 }
+
+// Protocols, mixins and rules are instantiated like schemas in 0.12.1: the
+// value is the instance (a rule's too), and a rule's checks still run.
+func TestProtocolsMixinsAndRulesInstantiate(t *testing.T) {
+	runSemCases(t, []semCase{
+		{"protocol", "protocol PProtocol:\n    a: int = 2\np = PProtocol {}\nq = PProtocol()\n", "p:\n  a: 2\nq:\n  a: 2"},
+		{"protocol without a required value", "protocol PProtocol:\n    a: int\np = PProtocol {}\n",
+			"EvaluationError main.k:3 attribute 'a' of PProtocol is required and can't be None or Undefined"},
+		{"mixin", "mixin MMixin:\n    a: int = 1\np = MMixin {}\n", "p:\n  a: 1"},
+		{"rule", "rule R:\n    True\nx = R {}\ny = R()\n", "x: {}\n'y': {}"},
+		{"rule with arguments", "rule R[a]:\n    a > 0\nx = R(1)\n", "x: {}"},
+		{"rule for a protocol with an index signature",
+			"protocol XProtocol:\n    [...str]: str\n    alice: str\n\nrule XRule for XProtocol:\n    alice == \"Alice\", \"expected Alice, got ${alice}\"\n    bob == \"Bob\"\n\np = XProtocol {\n    alice = \"Alice\"\n    bob = \"Bob\"\n}\n\nx = XRule {\n    alice = \"Alice\"\n    bob = \"Bob\"\n}\n",
+			"p:\n  alice: Alice\n  bob: Bob\nx:\n  alice: Alice\n  bob: Bob"},
+	})
+}

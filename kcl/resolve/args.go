@@ -147,3 +147,49 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 		r.report(KindCompile, fn.Pos(), "expected %s, found %d", positional(required), got)
 	}
 }
+
+// strRequired are the parameters without defaults of the string methods
+// that have some, in order (the official STRING_MEMBER_FUNCTIONS).
+var strRequired = map[string][]string{
+	"count": {"sub"}, "endswith": {"val"}, "find": {"sub"}, "index": {"sub"},
+	"join": {"iter"}, "replace": {"old", "new"}, "removeprefix": {"prefix"},
+	"removesuffix": {"suffix"}, "rfind": {"sub"}, "rindex": {"sub"}, "startswith": {"val"},
+}
+
+// strMethodCall reports a string method called without its required
+// arguments, such as "".startswith().
+func (r *resolver) strMethodCall(e *syntax.CallExpr) {
+	var recv *typ
+	var method string
+	switch f := e.Func.(type) {
+	case *syntax.SelectorExpr:
+		if f.Attr == nil || len(f.Attr.Names) != 1 {
+			return
+		}
+		recv, method = r.exprType(f.Value, 0), f.Attr.Names[0].Value
+	case *syntax.Identifier:
+		if len(f.Names) < 2 || r.pkg.globals[f.Names[0].Value] != nil && r.pkg.globals[f.Names[0].Value].kind == symModule {
+			return
+		}
+		prefix := &syntax.Identifier{Span: f.Span, Names: f.Names[:len(f.Names)-1]}
+		recv, method = r.identType(prefix), f.Names[len(f.Names)-1].Value
+	default:
+		return
+	}
+	if !recv.isStrKind() {
+		return
+	}
+	required, ok := strRequired[method]
+	if !ok {
+		return
+	}
+	got := len(e.Args)
+	for _, kw := range e.Keywords {
+		if kw != nil && kw.Arg != nil && len(kw.Arg.Names) > 0 && containsString(required, kw.Arg.Names[0].Value) {
+			got++
+		}
+	}
+	if got < len(required) {
+		r.report(KindCompile, e.Func.Pos(), "expected %s, found %d", positional(len(required)), got)
+	}
+}

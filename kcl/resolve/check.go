@@ -587,6 +587,7 @@ func (r *resolver) expr(e syntax.Expr) {
 		if id, ok := e.Func.(*syntax.Identifier); ok {
 			r.schemaArguments(id, e.Args, e.Keywords)
 		}
+		r.strMethodCall(e)
 	case *syntax.ParenExpr:
 		r.expr(e.Expr)
 	case *syntax.QuantExpr:

@@ -319,7 +319,34 @@ func (in *Interp) runGlobalStmt(p *pkgState, i int) error {
 	prev, prevFile := in.currentPkg, in.thread.CurrentFile
 	in.currentPkg, in.thread.CurrentFile = p.path, ref.file.path
 	defer func() { in.currentPkg, in.thread.CurrentFile = prev, prevFile }()
-	return in.execStmt(e, ref.stmt)
+	return in.debugLocate(in.execStmt(e, ref.stmt), ref.stmt)
+}
+
+// debugLocate is how `kcl run -d` reports a run-time error: the locations the
+// runtime gives only a line for move to the top-level statement that was
+// running (the innermost one, of whichever package), followed by a backtrace
+// note naming it.
+func (in *Interp) debugLocate(err error, stmt syntax.Stmt) error {
+	var e *Error
+	if err == nil || !in.thread.Debug || !errors.As(err, &e) || e.Note != "" {
+		return err
+	}
+	switch e.Kind {
+	case value.KindEvaluation, value.KindAssertion, value.KindSchemaCheck:
+	default:
+		return err
+	}
+	at := lineOnly(stmt.Pos())
+	if e.Pos.Col == 0 {
+		e.Pos = at
+	}
+	for i := range e.Labels {
+		if e.Labels[i].Pos.Col == 0 {
+			e.Labels[i].Pos = at
+		}
+	}
+	e.Note = fmt.Sprintf("backtrace:\n\t0: kcl_main\n\t\tat %s:%d", at.File, at.Line)
+	return err
 }
 
 // exportGlobals returns the package's public values in first-assignment order,

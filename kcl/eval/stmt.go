@@ -434,11 +434,13 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 	}
 	p := &pkgState{path: pkgPath, dir: dir, types: map[string]*typeAlias{}}
 	switch {
-	case in.sb.IsFile(dir + ".k"):
+	case in.sb.IsFile(dir+".k") && !in.hasKFiles(dir):
 		if err := in.addFile(p, dir+".k"); err != nil {
 			return nil, err
 		}
 	case in.sb.IsDir(dir):
+		// A package directory wins over a file of the same name, as in
+		// the official loader (pkg/pkg/ over pkg/pkg.k).
 		files, err := in.sb.KFiles(dir)
 		if err != nil {
 			return nil, locate(err, pos)
@@ -508,4 +510,13 @@ func inferType(v value.Value) syntax.Type {
 		return &syntax.ListType{InnerType: &syntax.UnionType{TypeElements: elems}}
 	}
 	return nil
+}
+
+// hasKFiles reports a directory holding .k files.
+func (in *Interp) hasKFiles(dir string) bool {
+	if !in.sb.IsDir(dir) {
+		return false
+	}
+	files, err := in.sb.KFiles(dir)
+	return err == nil && len(files) > 0
 }

@@ -759,6 +759,9 @@ func (r *resolver) configEntries(items []*syntax.ConfigEntry) {
 			}
 		default:
 			r.expr(k)
+			if t := r.exprType(k, 0); !t.isAny() && !t.isStrKind() && !(t.kind == tUnion && allStr(t.elems)) {
+				r.report(KindIllegalAttribute, k.Pos(), "A attribute must be string type, got '%s'", t)
+			}
 		}
 		r.expr(it.Value)
 	}
@@ -783,4 +786,16 @@ func (r *resolver) loopVariables(targets []*syntax.Identifier, comp bool) {
 			return
 		}
 	}
+}
+
+// KindIllegalAttribute is the kind of a config key that is not a string.
+const KindIllegalAttribute = "IllegalAttributeError"
+
+func allStr(ts []*typ) bool {
+	for _, t := range ts {
+		if !t.isStrKind() {
+			return false
+		}
+	}
+	return true
 }

@@ -76,6 +76,11 @@ func locate(err error, pos syntax.Position) error {
 	}
 	var e *Error
 	if errors.As(err, &e) {
+		// An error raised where no position was known (a schema re-run by a
+		// union) takes the one of the expression that caused it.
+		if e.Pos.File == "" && e.Pos.Line == 0 {
+			e.Pos = pos
+		}
 		return err
 	}
 	var ve *value.Error

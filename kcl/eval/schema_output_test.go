@@ -105,3 +105,11 @@ func TestProtocolsMixinsAndRulesInstantiate(t *testing.T) {
 			"p:\n  alice: Alice\n  bob: Bob\nx:\n  alice: Alice\n  bob: Bob"},
 	})
 }
+
+// A required attribute emptied by a union is reported at the statement.
+func TestRequiredAttributeEmptiedByAUnion(t *testing.T) {
+	runSemCases(t, []semCase{
+		{"union with Undefined", "schema Values:\n    a: int\n\nvalues: Values = Values {a = 1} | {a = Undefined}\n",
+			"EvaluationError main.k:4 attribute 'a' of Values is required and can't be None or Undefined"},
+	})
+}

@@ -45,7 +45,7 @@ test-unit:
 	go test -short -count=1 $(GO_PACKAGES)
 
 demo: setup build
-	DEMO_EXIT=$(DEMO_EXIT) KUBEBUILDER_ASSETS="$$(hack/envtest/build.sh)" go run ./hack/demo
+	@DEMO_EXIT=$(DEMO_EXIT) KUBEBUILDER_ASSETS="$$(hack/envtest/build.sh)" go run ./hack/demo
 
 proto:
 	PATH="$(TOOLS):$$PATH" hack/proto.sh

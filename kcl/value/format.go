@@ -217,7 +217,10 @@ func (fs FormatSpec) formatInt(n int64) (string, error) {
 	case 's', 'c', 'g', 'G':
 		return "", Errorf(KindEvaluation, "Unknown format code '%c' for object of type 'int'", fs.Type)
 	default: // f F e E %
-		return fs.formatFloat(float64(n))
+		// 0.12.1 puts the int's sign before the whole formatted float, which
+		// has its own: "{:.2f}".format(-7) is "--7.00", "{:+.2f}".format(7) "++7.00".
+		f, err := fs.formatFloat(float64(n))
+		return fs.signText(n < 0) + f, err
 	}
 	return fs.align(prefix+fs.group(s), fs.signText(n < 0)), nil
 }

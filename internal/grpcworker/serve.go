@@ -12,12 +12,12 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
 	"github.com/kcl-lang/flux-kcl-controller/internal/tlsfiles"
 )
 
@@ -32,6 +32,8 @@ type Worker struct {
 	// Gatherer serves /metrics on MetricsAddr; nil serves none.
 	Gatherer    prometheus.Gatherer
 	MetricsAddr string
+	// EnablePprof serves the pprof endpoints beside /metrics.
+	EnablePprof bool
 	// HealthAddr serves /healthz and /readyz; empty serves none.
 	HealthAddr string
 	// TLS serves gRPC over TLS with these files (re-read when they change), requiring
@@ -73,19 +75,39 @@ func Serve(ctx context.Context, lis net.Listener, w Worker) error {
 		})
 	}
 	if w.MetricsAddr != "" && w.Gatherer != nil {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(w.Gatherer, promhttp.HandlerOpts{}))
-		g.Go(func() error { return serveHTTP(ctx, w.MetricsAddr, mux) })
+		g.Go(func() error { return serveHTTP(ctx, w.MetricsAddr, metricsendpoint.Handler(w.Gatherer, w.EnablePprof)) })
 	}
 	if w.HealthAddr != "" {
 		mux := http.NewServeMux()
 		ok := func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write([]byte("ok")) }
 		mux.HandleFunc("/healthz", ok)
-		mux.HandleFunc("/readyz", ok)
+		mux.HandleFunc("/readyz", func(rw http.ResponseWriter, r *http.Request) {
+			if err := w.ready(r.Context(), lis != nil); err != nil {
+				http.Error(rw, err.Error(), http.StatusServiceUnavailable)
+				return
+			}
+			ok(rw, r)
+		})
 		g.Go(func() error { return serveHTTP(ctx, w.HealthAddr, mux) })
 	}
 	g.Go(func() error { <-ctx.Done(); return nil })
 	return g.Wait()
+}
+
+// ready reports whether the worker can take calls: it serves gRPC and its
+// health service says SERVING (it stops saying so as shutdown begins).
+func (w Worker) ready(ctx context.Context, serving bool) error {
+	if !serving || w.Health == nil {
+		return errors.New("not serving gRPC")
+	}
+	resp, err := w.Health.Check(ctx, &healthpb.HealthCheckRequest{})
+	if err != nil {
+		return fmt.Errorf("gRPC health: %w", err)
+	}
+	if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
+		return fmt.Errorf("gRPC health: %s", resp.GetStatus())
+	}
+	return nil
 }
 
 // stopGracefully lets in-flight calls finish, within a bound.

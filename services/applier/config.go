@@ -31,6 +31,8 @@ type Config struct {
 	MetricsAddr string
 	// HealthAddr serves /healthz and /readyz; empty disables it.
 	HealthAddr string
+	// EnablePprof serves the pprof endpoints under /debug/pprof/ on the metrics address.
+	EnablePprof bool
 
 	// LeaseTTL is how long a per-KCLRun write lease survives a dead holder.
 	LeaseTTL time.Duration
@@ -85,6 +87,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&c.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "When set to true, references between custom resources are allowed only if the reference and the referee are in the same namespace.")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", d.MetricsAddr, "The address the metric endpoint binds to.")
 	fs.StringVar(&c.HealthAddr, "health-addr", d.HealthAddr, "The address the health endpoint binds to.")
+	fs.BoolVar(&c.EnablePprof, "enable-pprof", d.EnablePprof, "Serve the pprof endpoints under /debug/pprof/ on the metrics address.")
 	fs.DurationVar(&c.LeaseTTL, "lease-ttl", d.LeaseTTL, "How long a per-KCLRun write lease outlives a replica that stopped renewing it.")
 	fs.DurationVar(&c.RequeueDependency, "requeue-dependency", d.RequeueDependency, "The interval at which failing dependencies are reevaluated.")
 	fs.BoolVar(&c.FullCheckOnInterval, "full-check-on-interval", d.FullCheckOnInterval, "Compile and apply at every interval even when nothing changed, as a safety net behind drift detection (always so with --drift-detection=false).")

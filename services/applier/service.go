@@ -15,7 +15,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -27,6 +26,7 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/drift"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
@@ -79,6 +79,7 @@ type Service struct {
 	rest     *rest.Config
 	scheme   *runtime.Scheme
 	js       jetstream.JetStream
+	nc       *nats.Conn
 	compiler Compiler
 	resolver Resolver
 	hooks    Hooks
@@ -153,7 +154,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		return nil, fmt.Errorf("opening JetStream: %w", err)
 	}
 	s := &Service{
-		cfg: cfg, log: deps.Logger, client: c, rest: deps.RESTConfig, scheme: scheme, js: js,
+		cfg: cfg, log: deps.Logger, client: c, rest: deps.RESTConfig, scheme: scheme, js: js, nc: deps.NATS,
 		compiler: deps.Compiler, resolver: deps.Resolver, hooks: deps.Hooks,
 		publisher: reconcilerequest.NewPublisher(js),
 		isUp:      make(chan struct{}),
@@ -298,18 +299,34 @@ func (s *Service) serveHTTP(ctx context.Context, wg *sync.WaitGroup) {
 			_ = srv.Shutdown(shutdownCtx)
 		}()
 	}
-	serve(s.cfg.MetricsAddr, promhttp.HandlerFor(s.registry, promhttp.HandlerOpts{}))
+	serve(s.cfg.MetricsAddr, metricsendpoint.Handler(s.registry, s.cfg.EnablePprof))
 	health := http.NewServeMux()
 	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
 	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		select {
-		case <-s.isUp:
-			w.WriteHeader(http.StatusOK)
-		default:
-			http.Error(w, "not consuming yet", http.StatusServiceUnavailable)
+		if err := s.Ready(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
 		}
+		w.WriteHeader(http.StatusOK)
 	})
 	serve(s.cfg.HealthAddr, health)
+}
+
+// Ready reports whether the applier can reconcile: it consumes requests, its
+// NATS connection is up and its drift informers have listed.
+func (s *Service) Ready() error {
+	select {
+	case <-s.isUp:
+	default:
+		return errors.New("not consuming yet")
+	}
+	if st := s.nc.Status(); st != nats.CONNECTED {
+		return fmt.Errorf("NATS connection %s", st)
+	}
+	if s.drift != nil && !s.drift.HasSynced() {
+		return errors.New("drift informers not synced yet")
+	}
+	return nil
 }
 
 // Scheme returns the scheme the applier's clients use.

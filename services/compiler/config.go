@@ -22,6 +22,8 @@ type Config struct {
 	MetricsAddr string
 	// HealthAddr serves /healthz and /readyz for HTTP probes; empty disables it.
 	HealthAddr string
+	// EnablePprof serves the pprof endpoints under /debug/pprof/ on the metrics address.
+	EnablePprof bool
 	// TLS serves gRPC over mutual TLS (--grpc-tls-cert-file, --grpc-tls-key-file,
 	// --grpc-tls-ca-file); zero serves plaintext.
 	TLS tlsfiles.Files
@@ -68,6 +70,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.GRPCAddr, "grpc-addr", c.GRPCAddr, "The address the gRPC server binds to; empty disables it.")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", c.MetricsAddr, "The address the metric endpoint binds to; empty disables it.")
 	fs.StringVar(&c.HealthAddr, "health-addr", c.HealthAddr, "The address the health endpoint binds to; empty disables it.")
+	fs.BoolVar(&c.EnablePprof, "enable-pprof", c.EnablePprof, "Serve the pprof endpoints under /debug/pprof/ on the metrics address.")
 	grpcworker.BindTLSFlags(fs, &c.TLS)
 	fs.IntVar(&c.Concurrent, "concurrent", c.Concurrent, "The number of concurrent compilations.")
 	fs.DurationVar(&c.CompileTimeout, "compile-timeout", c.CompileTimeout, "The maximum duration of one compilation (requests may ask for less).")

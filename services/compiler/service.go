@@ -152,6 +152,7 @@ func (s *Service) worker() grpcworker.Worker {
 		Health:        s.health,
 		Gatherer:      s.gatherer,
 		MetricsAddr:   s.cfg.MetricsAddr,
+		EnablePprof:   s.cfg.EnablePprof,
 		HealthAddr:    s.cfg.HealthAddr,
 		TLS:           s.cfg.TLS,
 	}

@@ -26,6 +26,8 @@ type Config struct {
 	MetricsAddr string
 	// HealthAddr serves /healthz and /readyz; "0" disables it.
 	HealthAddr string
+	// EnablePprof serves the pprof endpoints under /debug/pprof/ on the metrics address.
+	EnablePprof bool
 	// StreamReplicas is the replica count of the JetStream stream in a NATS cluster.
 	StreamReplicas int
 	// MinInterval bounds the periodic requests of KCLRuns with a tiny or zero
@@ -55,6 +57,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.LeaderElectionNamespace, "leader-election-namespace", d.LeaderElectionNamespace, "Namespace of the leader election Lease; defaults to the pod's namespace.")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", d.MetricsAddr, "The address the metric endpoint binds to; 0 disables it.")
 	fs.StringVar(&c.HealthAddr, "health-addr", d.HealthAddr, "The address the health endpoint binds to; 0 disables it.")
+	fs.BoolVar(&c.EnablePprof, "enable-pprof", d.EnablePprof, "Serve the pprof endpoints under /debug/pprof/ on the metrics address.")
 	fs.IntVar(&c.StreamReplicas, "stream-replicas", d.StreamReplicas, "Replicas of the reconcile-request JetStream stream.")
 	fs.DurationVar(&c.MinInterval, "min-interval", d.MinInterval, "Lower bound of the periodic reconcile interval.")
 }

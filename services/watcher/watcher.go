@@ -23,6 +23,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/fluxcd/pkg/runtime/pprof"
+
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 
@@ -99,13 +101,17 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	metrics := metricsserver.Options{BindAddress: cfg.MetricsAddr}
+	if cfg.EnablePprof {
+		metrics.ExtraHandlers = pprof.GetHandlers()
+	}
 	mgr, err := manager.New(deps.RestConfig, manager.Options{
 		Scheme: scheme,
 		Logger: deps.Logger,
 		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
 			&kclv1.KCLRun{}: {Label: selector},
 		}},
-		Metrics:                       metricsserver.Options{BindAddress: cfg.MetricsAddr},
+		Metrics:                       metrics,
 		HealthProbeBindAddress:        cfg.HealthAddr,
 		LeaderElection:                cfg.EnableLeaderElection,
 		LeaderElectionID:              LeaderElectionID,

@@ -96,6 +96,18 @@ func (w *Watcher) Watch(resources ...schema.GroupVersionResource) {
 	}
 }
 
+// HasSynced reports whether every informer has listed once.
+func (w *Watcher) HasSynced() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, inf := range w.watched {
+		if !inf.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
 // Synced reports whether the informers of every given resource have listed.
 func (w *Watcher) Synced(resources ...schema.GroupVersionResource) bool {
 	w.mu.Lock()

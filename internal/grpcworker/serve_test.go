@@ -67,7 +67,9 @@ func TestReadyzFollowsTheGRPCHealth(t *testing.T) {
 	bare := freeAddr(t)
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	done2 := make(chan error, 1)
-	go func() { done2 <- grpcworker.Serve(ctx2, nil, grpcworker.Worker{Health: health.NewServer(), HealthAddr: bare}) }()
+	go func() {
+		done2 <- grpcworker.Serve(ctx2, nil, grpcworker.Worker{Health: health.NewServer(), HealthAddr: bare})
+	}()
 	defer func() { cancel2(); <-done2 }()
 	waitFor(t, http.StatusServiceUnavailable, func() int { return readyz(bare) })
 }

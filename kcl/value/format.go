@@ -214,6 +214,11 @@ func (fs FormatSpec) formatInt(n int64) (string, error) {
 		s = strings.ToUpper(strconv.FormatUint(mag, 16))
 	case 'd', 'n', 0:
 		s = strconv.FormatUint(mag, 10)
+		if n == math.MinInt64 {
+			// the runtime's magnitude -n wraps to itself and keeps its sign:
+			// "{}".format(-9223372036854775808) is "--9223372036854775808"
+			s = "-" + s
+		}
 	case 's', 'c', 'g', 'G':
 		return "", Errorf(KindEvaluation, "Unknown format code '%c' for object of type 'int'", fs.Type)
 	default: // f F e E %

@@ -48,6 +48,15 @@ const (
 	// TerminationTimeoutReason is the event of a WaitForTermination deletion
 	// whose objects were not gone within spec.timeout.
 	TerminationTimeoutReason = "TerminationTimeout"
+	// AccessDeniedReason stalls a KCLRun whose source is in a namespace
+	// cross-namespace references may not reach (Flux's apis/acl reason).
+	AccessDeniedReason = "AccessDenied"
+	// InvalidRequestReason stalls a KCLRun the workers refuse as invalid.
+	InvalidRequestReason = "InvalidRequest"
+	// PrunedReason is the event of the objects a deletion pruned.
+	PrunedReason = "Pruned"
+	// ImageUpdatedReason is the event of an image moved by an ImagePolicy.
+	ImageUpdatedReason = "ImageUpdated"
 )
 
 // KCLRunSpec is the desired state of a KCLRun.

@@ -178,7 +178,7 @@ func (s *Service) checkHealth(ctx context.Context, cl *cluster, obj *v1alpha1.KC
 // invalid) wait for the retry interval, the rest retry with backoff.
 func (s *Service) applyFailure(obj *v1alpha1.KCLRun, err error, delivered uint64, revision string) Outcome {
 	if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || strings.Contains(err.Error(), "is forbidden") || strings.Contains(err.Error(), "is invalid") {
-		markNotReady(obj, "ReconciliationFailed", err.Error())
+		markNotReady(obj, v1alpha1.ReconciliationFailed, err.Error())
 		return Outcome{Result: ResultFailed, Err: err, revision: revision}
 	}
 	out := s.transient(err, delivered, obj)

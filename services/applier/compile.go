@@ -250,7 +250,7 @@ func (s *Service) programFailure(obj *v1alpha1.KCLRun, err error, delivered uint
 		out = s.transient(err, delivered, obj)
 		markNotReady(obj, v1alpha1.ArtifactFailedReason, art.msg)
 	case errors.As(err, &spec):
-		out = s.stalled(obj, invalidRequestReason, err)
+		out = s.stalled(obj, v1alpha1.InvalidRequestReason, err)
 	default:
 		out = s.transient(err, delivered, obj)
 	}

@@ -44,7 +44,7 @@ func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered 
 				return s.transient(err, delivered, nil)
 			}
 			if deleted != nil && len(deleted.Entries) > 0 {
-				s.events.record(obj, obj.Status.LastAppliedRevision, true, "Pruned", changeSummary(deleted.ToGroupedMap()))
+				s.events.record(obj, obj.Status.LastAppliedRevision, true, v1alpha1.PrunedReason, changeSummary(deleted.ToGroupedMap()))
 				if obj.GetDeletionPolicy() == v1alpha1.DeletionPolicyWaitForTermination {
 					s.waitForTermination(cluster, obj, deleted)
 				}

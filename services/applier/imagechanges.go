@@ -6,9 +6,6 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 )
 
-// reasonImageUpdated is the event reason of an image moved by an ImagePolicy.
-const reasonImageUpdated = "ImageUpdated"
-
 // imageChanges describes the images an apply moves, as "from → to (policy ns/name)": the
 // audit trail image automation by commit would leave in Git. An image is compared with
 // what the last applied revision had at the same marker, or, the first time, with the

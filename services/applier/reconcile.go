@@ -131,7 +131,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	if err != nil {
 		var denied *accessDeniedError
 		if errors.As(err, &denied) {
-			return s.stalled(obj, accessDeniedReason, err)
+			return s.stalled(obj, v1alpha1.AccessDeniedReason, err)
 		}
 		var notReady *sourceNotReadyError
 		if errors.As(err, &notReady) {
@@ -256,7 +256,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 
 	obj.Status.LastAppliedRevision = revision
 	for _, msg := range imageChanges(obj.Status.Images, resolved.images) {
-		s.events.record(obj, revision, true, reasonImageUpdated, msg)
+		s.events.record(obj, revision, true, v1alpha1.ImageUpdatedReason, msg)
 	}
 	obj.Status.Images = resolved.images
 	conditions.MarkTrue(obj, meta.ReadyCondition, meta.ReconciliationSucceededReason, "Applied revision: %s", revision)

@@ -66,9 +66,3 @@ func (s *Service) sourceArtifact(ctx context.Context, obj *v1alpha1.KCLRun) (*me
 	}
 	return artifact, nil
 }
-
-// Reasons of terminal failures that Flux's meta package does not name.
-const (
-	accessDeniedReason   = "AccessDenied"
-	invalidRequestReason = "InvalidRequest"
-)

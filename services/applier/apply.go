@@ -11,6 +11,7 @@ import (
 	"github.com/fluxcd/cli-utils/pkg/object"
 	"github.com/fluxcd/pkg/ssa"
 	ssautils "github.com/fluxcd/pkg/ssa/utils"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,13 +21,31 @@ import (
 )
 
 // Object annotations honoured as kustomize-controller honours them, so that
-// manifests written for Flux behave the same here.
+// manifests written for Flux behave the same here; the same keys under our
+// own group work too. Each selector matches when any of its pairs is in the
+// object's labels or annotations.
 var (
-	pruneDisabled     = map[string]string{"kustomize.toolkit.fluxcd.io/prune": "disabled", v1alpha1.GroupVersion.Group + "/prune": "disabled"}
-	reconcileDisabled = map[string]string{"kustomize.toolkit.fluxcd.io/reconcile": "disabled", v1alpha1.GroupVersion.Group + "/reconcile": "disabled"}
-	forceEnabled      = map[string]string{"kustomize.toolkit.fluxcd.io/force": "enabled", v1alpha1.GroupVersion.Group + "/force": "enabled"}
-	ifNotPresent      = map[string]string{"kustomize.toolkit.fluxcd.io/ssa": "IfNotPresent", v1alpha1.GroupVersion.Group + "/ssa": "IfNotPresent"}
+	// Skipped by apply and prune: neither written nor deleted.
+	applyExcluded = annotations(map[string]string{"reconcile": "disabled", "ssa": "Ignore"})
+	// Created when absent, never patched afterwards.
+	ifNotPresent = annotations(map[string]string{"ssa": "IfNotPresent"})
+	// Applied without taking over the fields of other managers.
+	cleanupExcluded = annotations(map[string]string{"ssa": "Merge"})
+	// Recreated when a patch hits an immutable field.
+	forceEnabled = annotations(map[string]string{"force": "enabled"})
+	// Never pruned: opted out of pruning or of reconciliation.
+	pruneExcluded = annotations(map[string]string{"prune": "disabled", "reconcile": "disabled", "ssa": "Ignore"})
 )
+
+// annotations spells each "name: value" under Flux's group and ours.
+func annotations(pairs map[string]string) map[string]string {
+	out := make(map[string]string, 2*len(pairs))
+	for name, value := range pairs {
+		out["kustomize.toolkit.fluxcd.io/"+name] = value
+		out[v1alpha1.GroupVersion.Group+"/"+name] = value
+	}
+	return out
+}
 
 const healthPollInterval = 2 * time.Second
 
@@ -44,22 +63,7 @@ func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, 
 	}
 	mgr.SetOwnerLabels(objects, obj.Name, obj.Namespace)
 
-	opts := ssa.DefaultApplyOptions()
-	opts.Force = obj.Spec.Force
-	opts.ForceSelector = forceEnabled
-	opts.ExclusionSelector = reconcileDisabled
-	opts.IfNotPresentSelector = ifNotPresent
-	opts.WaitTimeout = obj.GetTimeout()
-	opts.Cleanup = ssa.ApplyCleanupOptions{
-		Annotations: []string{"kubectl.kubernetes.io/last-applied-configuration"},
-		FieldManagers: []ssa.FieldManager{
-			{Name: "kubectl", OperationType: metav1.ManagedFieldsOperationApply},
-			{Name: "kubectl", OperationType: metav1.ManagedFieldsOperationUpdate},
-			{Name: "before-first-apply", OperationType: metav1.ManagedFieldsOperationUpdate},
-			{Name: FieldManager, OperationType: metav1.ManagedFieldsOperationUpdate},
-		},
-		Exclusions: reconcileDisabled,
-	}
+	opts := s.applyOptions(obj)
 	fresh, rest := splitNew(obj.Status.Inventory, objects)
 	changes, err := mgr.ApplyAllStaged(ctx, rest, opts)
 	if err != nil {
@@ -79,15 +83,35 @@ func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, 
 	if err != nil {
 		return changes, fmt.Errorf("apply failed: %w", err)
 	}
-	for _, e := range adopted.Entries {
-		// The plain apply already wrote our fields, so the manager sees no
-		// drift; an object taken into the inventory counts as configured.
-		if e.Action == ssa.UnchangedAction {
-			e.Action = ssa.ConfiguredAction
-		}
-		changes.Add(e)
-	}
+	changes.Append(adopted.Entries)
 	return changes, nil
+}
+
+// applyOptions are kustomize-controller's: the object annotations above,
+// and the cleanup that takes over the fields of kubectl and of the managers
+// named by --override-manager.
+func (s *Service) applyOptions(obj *v1alpha1.KCLRun) ssa.ApplyOptions {
+	opts := ssa.DefaultApplyOptions()
+	opts.Force = obj.Spec.Force
+	opts.ForceSelector = forceEnabled
+	opts.ExclusionSelector = applyExcluded
+	opts.IfNotPresentSelector = ifNotPresent
+	opts.WaitTimeout = obj.GetTimeout()
+	managers := []ssa.FieldManager{
+		// undo 'kubectl apply --server-side --force-conflicts'
+		{Name: "kubectl", OperationType: metav1.ManagedFieldsOperationApply},
+		// undo 'kubectl apply'
+		{Name: "kubectl", OperationType: metav1.ManagedFieldsOperationUpdate},
+		{Name: "before-first-apply", OperationType: metav1.ManagedFieldsOperationUpdate},
+		// undo our own writes that were not applies
+		{Name: FieldManager, OperationType: metav1.ManagedFieldsOperationUpdate},
+	}
+	opts.Cleanup = ssa.ApplyCleanupOptions{
+		Annotations:   []string{corev1.LastAppliedConfigAnnotation},
+		FieldManagers: managers,
+		Exclusions:    cleanupExcluded,
+	}
+	return opts
 }
 
 // prune deletes what the previous inventory held and the new one does not,
@@ -117,7 +141,7 @@ func (s *Service) delete(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun,
 	changes, err := mgr.DeleteAll(ctx, objects, ssa.DeleteOptions{
 		PropagationPolicy: metav1.DeletePropagationBackground,
 		Inclusions:        mgr.GetOwnerLabels(obj.Name, obj.Namespace),
-		Exclusions:        pruneDisabled,
+		Exclusions:        pruneExcluded,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("prune failed: %w", err)

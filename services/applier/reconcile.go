@@ -238,7 +238,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	obj.Status.Inventory = newInventory
 	s.watchDrift(cluster, newInventory)
 
-	if checked, err := s.checkHealth(ctx, cluster, obj, newInventory, revision); err != nil {
+	// Skipped objects (ssa: Ignore, reconcile: disabled) are the operator's:
+	// their health is not ours to wait for, as in kustomize-controller.
+	if checked, err := s.checkHealth(ctx, cluster, obj, inventory.FromChangeSet(withoutSkipped(changes)), revision); err != nil {
 		var canceled *healthCheckCanceledError
 		if errors.As(err, &canceled) {
 			// Flux requeues at once for the new revision.
@@ -405,6 +407,16 @@ func (w *statusWriter) patch(ctx context.Context, obj *v1alpha1.KCLRun) error {
 	}
 	w.base = obj.DeepCopy()
 	return nil
+}
+
+func withoutSkipped(changes *ssa.ChangeSet) *ssa.ChangeSet {
+	out := ssa.NewChangeSet()
+	for _, e := range changes.Entries {
+		if e.Action != ssa.SkippedAction {
+			out.Add(e)
+		}
+	}
+	return out
 }
 
 func mergeInventories(a, b *v1alpha1.ResourceInventory) *v1alpha1.ResourceInventory {

@@ -137,7 +137,11 @@ type KCLRunSpec struct {
 	// +optional
 	ServiceAccountName string `json:"serviceAccountName,omitempty"`
 
-	// TargetNamespace sets the namespace of every namespaced object that has none.
+	// TargetNamespace sets the namespace of every namespaced object, overriding
+	// the one the program gave, as a Kustomization's does (kustomize's namespace
+	// transformer: a Namespace object is renamed to it, RoleBinding subjects
+	// named "default" point at it); other cluster-scoped objects are untouched.
+	// Without it, objects that name no namespace go to the KCLRun's.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=63
 	// +optional
@@ -444,7 +448,8 @@ func (in *KCLRun) GetDeletionPolicy() string {
 	return in.Spec.DeletionPolicy
 }
 
-// GetTargetNamespace is the namespace given to namespaced objects without one.
+// GetTargetNamespace is where namespaced objects go: all of them with
+// spec.targetNamespace, else those that name no namespace.
 func (in *KCLRun) GetTargetNamespace() string {
 	if in.Spec.TargetNamespace != "" {
 		return in.Spec.TargetNamespace

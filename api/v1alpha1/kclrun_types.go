@@ -14,6 +14,9 @@ const (
 	KCLRunKind = "KCLRun"
 	// KCLRunFinalizer guards the prune of applied objects on deletion.
 	KCLRunFinalizer = "finalizers.fluxcd.io"
+	// LegacyKCLRunFinalizer is the finalizer of the original
+	// kcl-lang/flux-kcl-controller; the applier replaces it with KCLRunFinalizer.
+	LegacyKCLRunFinalizer = "finalizers.krm.kcl.dev.fluxcd"
 	// MaxConditionMessageLength bounds condition messages, as Flux does.
 	MaxConditionMessageLength = 20000
 

@@ -106,6 +106,11 @@ func (s *Service) applyOptions(obj *v1alpha1.KCLRun) ssa.ApplyOptions {
 		// undo our own writes that were not applies
 		{Name: FieldManager, OperationType: metav1.ManagedFieldsOperationUpdate},
 	}
+	for _, name := range s.cfg.OverrideManagers {
+		managers = append(managers,
+			ssa.FieldManager{Name: name, OperationType: metav1.ManagedFieldsOperationApply},
+			ssa.FieldManager{Name: name, OperationType: metav1.ManagedFieldsOperationUpdate})
+	}
 	opts.Cleanup = ssa.ApplyCleanupOptions{
 		Annotations:   []string{corev1.LastAppliedConfigAnnotation},
 		FieldManagers: managers,

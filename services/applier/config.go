@@ -17,6 +17,10 @@ import (
 // FieldManager is the server-side apply field manager of every write.
 const FieldManager = "flux-kcl-controller"
 
+// LegacyFieldManager is the field manager of the original
+// kcl-lang/flux-kcl-controller, whose objects the applier takes over.
+const LegacyFieldManager = "kcl-controller"
+
 // Config holds the applier's flags.
 type Config struct {
 	// Concurrent is the number of KCLRuns reconciled in parallel.
@@ -58,6 +62,10 @@ type Config struct {
 	// FeatureGates switches Flux's optional features, as --feature-gates
 	// does on Flux controllers; the only one is ObjectLevelWorkloadIdentity.
 	FeatureGates map[string]bool
+	// OverrideManagers are field managers whose fields every apply takes
+	// over (Flux's --override-manager); the default takes over the original
+	// controller's objects.
+	OverrideManagers []string
 }
 
 // DefaultConfig returns the flag defaults.
@@ -75,6 +83,7 @@ func DefaultConfig() Config {
 		MaxBackoff:          5 * time.Minute,
 		InstanceName:        host,
 		ProgressStatusDelay: 2 * time.Second,
+		OverrideManagers:    []string{LegacyFieldManager},
 	}
 }
 
@@ -96,5 +105,6 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.MaxBackoff, "max-retry-backoff", d.MaxBackoff, "The longest delay between retries of a transient failure.")
 	fs.StringVar(&c.InstanceName, "instance-name", d.InstanceName, "Name of this replica in leases and events.")
 	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates", "A comma separated list of key=value pairs switching optional features, as Flux's: ObjectLevelWorkloadIdentity=true lets kubeConfig.configMapRef name a ServiceAccount.")
+	fs.StringSliceVar(&c.OverrideManagers, "override-manager", d.OverrideManagers, "Field manager disallowed to perform changes on managed resources: every apply takes over its fields (repeat the flag or give a comma-separated list).")
 	fs.DurationVar(&c.ProgressStatusDelay, "progress-status-delay", d.ProgressStatusDelay, "How long a reconcile runs before its status shows Reconciling; faster reconciles write only their verdict. 0 writes the progress at once.")
 }

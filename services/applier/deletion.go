@@ -20,7 +20,9 @@ import (
 
 // finalize deletes the inventory as spec.deletionPolicy says and releases the KCLRun.
 func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered uint64) Outcome {
-	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) {
+	// The original controller's finalizer means the same as ours, and no
+	// one else will ever remove it.
+	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) && !controllerutil.ContainsFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer) {
 		return Outcome{Result: ResultDeleted}
 	}
 	if deletesObjects(obj) {
@@ -53,6 +55,7 @@ func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered 
 	}
 	orig := obj.DeepCopy()
 	controllerutil.RemoveFinalizer(obj, v1alpha1.KCLRunFinalizer)
+	controllerutil.RemoveFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer)
 	if err := s.client.Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
 		return s.transient(fmt.Errorf("removing finalizer: %w", err), delivered, nil)
 	}

@@ -74,9 +74,11 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 	if !obj.DeletionTimestamp.IsZero() {
 		return s.finalize(ctx, obj, delivered)
 	}
-	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) {
+	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) || controllerutil.ContainsFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer) {
 		orig := obj.DeepCopy()
 		controllerutil.AddFinalizer(obj, v1alpha1.KCLRunFinalizer)
+		// A KCLRun of the original controller: ours takes over its finalizer.
+		controllerutil.RemoveFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer)
 		if err := s.client.Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 			return s.transient(fmt.Errorf("adding finalizer: %w", err), delivered, nil)
 		}

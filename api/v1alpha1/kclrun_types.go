@@ -185,6 +185,14 @@ type KCLRunSpec struct {
 	// +optional
 	Config *ConfigSpec `json:"config,omitempty"`
 
+	// Ignore lists JSON pointer (RFC 6901) paths that are left out of drift
+	// detection and of the apply, for the objects each rule's target selects
+	// (all objects without a target), as a Kustomization's spec.ignore: fields
+	// another controller manages (an HPA's replicas, say) are neither reported
+	// as drift nor reverted.
+	// +optional
+	Ignore []IgnoreRule `json:"ignore,omitempty"`
+
 	// ArgumentsReferences lists ConfigMaps and Secrets in the KCLRun's namespace
 	// whose data become top-level arguments (option()) of the program.
 	// +optional
@@ -213,6 +221,18 @@ type CrossNamespaceSourceReference struct {
 	// +kubebuilder:validation:MaxLength=63
 	// +optional
 	Namespace string `json:"namespace,omitempty"`
+}
+
+// IgnoreRule selects the changes to objects that the applier disregards.
+type IgnoreRule struct {
+	// Paths are JSON pointers (RFC 6901) into the objects, such as /spec/replicas.
+	// +kubebuilder:validation:MinItems=1
+	// +required
+	Paths []string `json:"paths"`
+
+	// Target selects the objects the paths apply to; all objects when unset.
+	// +optional
+	Target *kustomize.Selector `json:"target,omitempty"`
 }
 
 // CommonMetadata holds labels and annotations added to every applied object.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fluxcd/cli-utils/pkg/object"
 	"github.com/fluxcd/pkg/ssa"
+	"github.com/fluxcd/pkg/ssa/jsondiff"
 	ssautils "github.com/fluxcd/pkg/ssa/utils"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -88,8 +89,9 @@ func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, 
 }
 
 // applyOptions are kustomize-controller's: the object annotations above,
-// and the cleanup that takes over the fields of kubectl and of the managers
-// named by --override-manager.
+// spec.ignore's paths left out of drift detection and apply, and the cleanup
+// that takes over the fields of kubectl and of the managers named by
+// --override-manager.
 func (s *Service) applyOptions(obj *v1alpha1.KCLRun) ssa.ApplyOptions {
 	opts := ssa.DefaultApplyOptions()
 	opts.Force = obj.Spec.Force
@@ -110,6 +112,16 @@ func (s *Service) applyOptions(obj *v1alpha1.KCLRun) ssa.ApplyOptions {
 		managers = append(managers,
 			ssa.FieldManager{Name: name, OperationType: metav1.ManagedFieldsOperationApply},
 			ssa.FieldManager{Name: name, OperationType: metav1.ManagedFieldsOperationUpdate})
+	}
+	for _, rule := range obj.Spec.Ignore {
+		ignore := jsondiff.IgnoreRule{Paths: rule.Paths}
+		if t := rule.Target; t != nil {
+			ignore.Selector = &jsondiff.Selector{
+				Group: t.Group, Version: t.Version, Kind: t.Kind, Name: t.Name, Namespace: t.Namespace,
+				AnnotationSelector: t.AnnotationSelector, LabelSelector: t.LabelSelector,
+			}
+		}
+		opts.DriftIgnoreRules = append(opts.DriftIgnoreRules, ignore)
 	}
 	opts.Cleanup = ssa.ApplyCleanupOptions{
 		Annotations:   []string{corev1.LastAppliedConfigAnnotation},

@@ -18,12 +18,16 @@ import (
 type Options struct {
 	// WorkDir is the program root. Nothing outside it can be read.
 	WorkDir string
+	// Root is the directory settings files must lie in, symlinks included (the
+	// artifact root, which holds WorkDir); empty means WorkDir.
+	Root string
 	// Files are the entry files, relative to WorkDir. Empty means the package in
 	// WorkDir (or the [profile] entries of its kcl.mod).
 	Files []string
 	// Arguments are top-level arguments "name=value" for option() (-D).
 	Arguments []string
-	// Settings are settings files relative to WorkDir (-Y).
+	// Settings are settings files relative to WorkDir (-Y), inside Root; the
+	// entry files they list must lie inside WorkDir or an external package.
 	Settings []string
 	// Overrides are override specs such as app.image="v2" (-O).
 	Overrides []string

@@ -55,17 +55,26 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("kcl: work dir: %w", err)
 	}
-	st, err := loadSettings(root, opts.Settings)
+	settingsRoot := root
+	if opts.Root != "" {
+		if settingsRoot, err = filepath.Abs(opts.Root); err != nil {
+			return nil, fmt.Errorf("kcl: root: %w", err)
+		}
+		if _, ok := within(settingsRoot, root); !ok {
+			return nil, fmt.Errorf("kcl: the work dir %s is outside the root %s", root, settingsRoot)
+		}
+	}
+	st, err := loadSettings(settingsRoot, root, opts.Settings)
 	if err != nil {
 		return nil, err
 	}
-	files := opts.Files
+	files, listedBy := opts.Files, "the entry files"
 	if len(files) == 0 {
-		files = st.files
+		files, listedBy = st.files, "a settings file"
 	}
 	modRoot := findModRoot(root, root)
 	if len(files) == 0 {
-		files = profileEntries(modRoot)
+		files, listedBy = profileEntries(modRoot), "kcl.mod"
 	}
 	if len(files) == 0 {
 		files = []string{"."}
@@ -92,8 +101,14 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 				f, extName = dir+tail, name
 			}
 		}
+		shown := f
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(root, f)
+		}
+		// Checked before any stat: the engine's sandbox would refuse to read
+		// such a file, and nothing outside it is even looked at.
+		if !insideAny(f, root, ext) {
+			return nil, &Error{Kind: PathRefusedKind, Message: fmt.Sprintf("entry file %q listed in %s is outside the program root", shown, listedBy)}
 		}
 		absFiles = append(absFiles, filepath.Clean(f))
 		if extName != "" {
@@ -173,6 +188,19 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		return nil, toError(err, root)
 	}
 	return &Result{YAML: out}, nil
+}
+
+// insideAny reports whether p lies inside root or one of the external packages.
+func insideAny(p, root string, ext map[string]string) bool {
+	if _, ok := within(root, p); ok {
+		return true
+	}
+	for _, d := range ext {
+		if _, ok := within(d, p); ok {
+			return true
+		}
+	}
+	return false
 }
 
 func firstNonEmpty(a, b []string) []string {

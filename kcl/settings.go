@@ -1,9 +1,12 @@
 package kcl
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/modules"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
@@ -18,17 +21,38 @@ type settings struct {
 	packageMaps map[string]string
 }
 
-// loadSettings reads settings files (relative to root) in order; later files
-// win for flags, options accumulate.
-func loadSettings(root string, files []string) (*settings, error) {
+// PathRefusedKind marks a settings file or an entry file that lies outside the
+// program's root, by its path or through a symlink: it is refused unread.
+const PathRefusedKind = "PathRefused"
+
+// loadSettings reads settings files (relative to workDir) in order; later files
+// win for flags, options accumulate. Each file must lie inside root, symlinks
+// included: os.Root refuses any other before opening it, as the engine's
+// sandbox does for program files.
+func loadSettings(root, workDir string, files []string) (*settings, error) {
 	st := &settings{}
+	if len(files) == 0 {
+		return st, nil
+	}
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("kcl: settings root: %w", err)
+	}
+	defer r.Close()
 	for _, f := range files {
 		p := f
 		if !filepath.IsAbs(p) {
-			p = filepath.Join(root, f)
+			p = filepath.Join(workDir, f)
 		}
-		b, err := os.ReadFile(p)
+		rel, inside := within(root, p)
+		if !inside {
+			return nil, &Error{Kind: PathRefusedKind, Message: fmt.Sprintf("settings file %q is outside the program root", f)}
+		}
+		b, err := r.ReadFile(rel)
 		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && symlinkEscapes(root, p) {
+				return nil, &Error{Kind: PathRefusedKind, Message: fmt.Sprintf("settings file %q is a symlink to a file outside the program root", f)}
+			}
 			return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
 		}
 		doc, err := decodeYAML(b)
@@ -98,6 +122,39 @@ func loadSettings(root string, files []string) (*settings, error) {
 		}
 	}
 	return st, nil
+}
+
+// within reports whether p lies lexically inside root, and its path there.
+func within(root, p string) (string, bool) {
+	rel, err := filepath.Rel(root, filepath.Clean(p))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return "", false
+	}
+	return rel, true
+}
+
+// symlinkEscapes tells a refusal by os.Root (a link leaving root) from other
+// read errors, for the message only: the refusal itself is os.Root's. It
+// follows links without opening the file they point to.
+func symlinkEscapes(root, p string) bool {
+	resolved, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		// A dangling link: judge its target lexically.
+		target, lerr := os.Readlink(p)
+		if lerr != nil {
+			return true
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(p), target)
+		}
+		resolved = target
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	_, inside := within(realRoot, resolved)
+	return !inside
 }
 
 func stringList(v value.Value) []string {

@@ -34,6 +34,8 @@ const (
 	KindTimeout              = "Timeout"
 	KindEngineFailure        = "EngineFailure"
 	KindDependency           = "DependencyError"
+	// KindPathRefused is a settings file, or an entry file one lists, outside the artifact.
+	KindPathRefused = kcl.PathRefusedKind
 )
 
 // Kinds of *kcl.Error that are about the run's limits, not the program.
@@ -189,6 +191,7 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 	cfg := req.GetConfig()
 	result, err := runEngine(runCtx, kcl.Options{
 		WorkDir:       programDir,
+		Root:          root, // settings files may be anywhere in the artifact, never outside
 		Arguments:     arguments(req),
 		Settings:      cfg.GetSettings(),
 		Overrides:     cfg.GetOverrides(),
@@ -215,6 +218,10 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 				fmt.Sprintf("compilation did not finish within %s", timeout)), false, nil
 		case errors.Is(err, output.ErrOutputTooLarge):
 			return failure(compilerv1.Error_STAGE_OUTPUT, KindOutputTooLarge, redact.redact(err.Error())), false, nil
+		case errors.As(err, &programErr) && programErr.Kind == kcl.PathRefusedKind:
+			// Refused unread: the message names the setting, and the path is the tenant's own input.
+			return failure(compilerv1.Error_STAGE_COMPILE, KindPathRefused,
+				"spec.config.settings: "+redact.redact(hidePaths(programErr.Message, root, programDir))), true, nil
 		case errors.As(err, &programErr):
 			// A LimitError (values, output size, deadline) depends on the limits,
 			// which the cache key leaves out: such results are not cached.

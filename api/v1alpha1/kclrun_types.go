@@ -60,6 +60,9 @@ const (
 	PrunedReason = "Pruned"
 	// ImageUpdatedReason is the event of an image moved by an ImagePolicy.
 	ImageUpdatedReason = "ImageUpdated"
+	// DependencyRefusedReason: the compiler's package-source policy refused a
+	// kcl.mod dependency (the message names the host and the flag).
+	DependencyRefusedReason = "DependencyRefused"
 )
 
 // KCLRunSpec is the desired state of a KCLRun.

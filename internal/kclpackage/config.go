@@ -34,6 +34,8 @@ type Config struct {
 	PlainHTTP []string
 	// CAFile adds certificate authorities of internal registries (PEM).
 	CAFile string
+	// Policy limits the package sources; nil allows every source (a workstation).
+	Policy *fetch.Policy
 }
 
 // DefaultConfig is what the flags start from.
@@ -72,6 +74,7 @@ func (c Config) Open(keychain authn.Keychain) (*fetch.Store, error) {
 		PlainHTTP:       c.PlainHTTP,
 		CAFile:          c.CAFile,
 		Keychain:        keychain,
+		Policy:          c.Policy,
 	}
 	for _, m := range c.Mirrors {
 		mirror, err := fetch.ParseMirror(m)

@@ -189,7 +189,7 @@ func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 			if ce.Stage == workerclient.StageArtifact {
 				return nil, "", &artifactError{msg: "artifact: " + ce.Message, permanent: artifact.Permanent(ce.Kind)}
 			}
-			return nil, "", &programError{reason: v1alpha1.CompileFailedReason, msg: located(ce.File, ce.Line, ce.Col, ce.Kind, ce.Message)}
+			return nil, "", &programError{reason: compileReason(ce.Kind), msg: located(ce.File, ce.Line, ce.Col, ce.Kind, ce.Message)}
 		}
 		return nil, "", rpcError("compiler", err)
 	}
@@ -201,6 +201,15 @@ func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		}
 	}
 	return compiled.Objects, compiled.OutputDigest, nil
+}
+
+// compileReason is the Ready reason of a compile-stage failure of a kind: the
+// compiler names a refused dependency with the reason itself.
+func compileReason(kind string) string {
+	if kind == v1alpha1.DependencyRefusedReason {
+		return v1alpha1.DependencyRefusedReason
+	}
+	return v1alpha1.CompileFailedReason
 }
 
 // located formats "file:line:col: kind: message" as far as known.

@@ -31,6 +31,7 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/kclpackage"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
@@ -88,6 +89,9 @@ func run(m *testing.M) int {
 	compilerCfg := compiler.DefaultConfig()
 	compilerCfg.GRPCAddr, compilerCfg.MetricsAddr, compilerCfg.HealthAddr = "", "", ""
 	compilerCfg.ArtifactMaxBytes = maxArtifactBytes
+	// Test-only: the registries of the tests listen on loopback, which the
+	// default package policy refuses.
+	compilerCfg.PackagePolicy = kclpackage.Policy{AllowedHosts: []string{"*"}, AllowedNetworks: []string{"127.0.0.1/32"}}
 	compilerSvc, err := compiler.New(compilerCfg, compiler.Deps{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

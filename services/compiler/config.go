@@ -47,6 +47,9 @@ type Config struct {
 	// Packages configure the download of the programs' KCL packages (kcl.mod
 	// dependencies): cache, size and time limits, registry mirrors, plain HTTP, CAs.
 	Packages kclpackage.Config
+	// PackagePolicy is the lockdown of package sources (--no-remote-packages,
+	// --allowed-package-hosts, --allowed-package-networks).
+	PackagePolicy kclpackage.Policy
 }
 
 // DefaultConfig is the configuration the flags start from.
@@ -62,6 +65,7 @@ func DefaultConfig() Config {
 		ArtifactCacheBytes: 1 << 30,
 		ArtifactMaxBytes:   100 << 20,
 		Packages:           kclpackage.DefaultConfig(),
+		PackagePolicy:      kclpackage.DefaultPolicy(),
 	}
 }
 
@@ -80,4 +84,5 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.Int64Var(&c.ArtifactCacheBytes, "artifact-cache-bytes", c.ArtifactCacheBytes, "The disk bound of the artifact cache.")
 	fs.Int64Var(&c.ArtifactMaxBytes, "artifact-max-bytes", c.ArtifactMaxBytes, "The maximum size of an artifact.")
 	c.Packages.BindFlags(fs)
+	c.PackagePolicy.BindFlags(fs)
 }

@@ -25,6 +25,10 @@ const (
 	KindDependencyUnauthorized = "DependencyUnauthorized"
 	// KindDependencyFetch: the package could not be downloaded (retried).
 	KindDependencyFetch = "DependencyFetchFailed"
+	// KindDependencyRefused: the package-source policy refused the package's
+	// host or address (not retried: only a new spec or revision changes it).
+	// The applier writes it as the KCLRun's reason, v1alpha1.DependencyRefusedReason.
+	KindDependencyRefused = "DependencyRefused"
 	// KindRegistryCredentials: the request's registry credentials are malformed.
 	KindRegistryCredentials = "RegistryCredentialsInvalid"
 )
@@ -79,6 +83,8 @@ func (s *Service) resolvePackages(ctx context.Context, root, programDir string, 
 func packageFailure(err error, hide func(string) string) *compilerv1.CompileResponse {
 	msg := hide(err.Error())
 	switch {
+	case errors.Is(err, fetch.ErrRefused):
+		return failure(compilerv1.Error_STAGE_COMPILE, KindDependencyRefused, msg)
 	case errors.Is(err, mod.ErrVerification):
 		return failure(compilerv1.Error_STAGE_COMPILE, KindDependencyVerification, msg)
 	case errors.Is(err, mod.ErrInvalid), errors.Is(err, mod.ErrNotVendored), errors.Is(err, mod.ErrUnsafe), errors.Is(err, fetch.ErrTooLarge):

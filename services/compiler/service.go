@@ -89,7 +89,11 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	packages := deps.Packages
 	if packages == nil {
-		if packages, err = cfg.Packages.Open(nil); err != nil {
+		pkgCfg := cfg.Packages
+		if pkgCfg.Policy, err = cfg.PackagePolicy.Fetch(); err != nil {
+			return nil, err
+		}
+		if packages, err = pkgCfg.Open(nil); err != nil {
 			return nil, fmt.Errorf("KCL package store: %w", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/kclpackage"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
 )
@@ -29,6 +30,7 @@ func startWorker(tb testing.TB, edit func(*compiler.Config)) *worker {
 	cfg.MetricsAddr, cfg.HealthAddr, cfg.GRPCAddr = "", "", ""
 	cfg.ArtifactCacheDir = tb.TempDir()
 	cfg.Packages.CacheDir = tb.TempDir()
+	cfg.PackagePolicy = loopbackAllowance()
 	if edit != nil {
 		edit(&cfg)
 	}
@@ -60,6 +62,12 @@ func startWorker(tb testing.TB, edit func(*compiler.Config)) *worker {
 	}
 	tb.Cleanup(func() { _ = client.Close() })
 	return &worker{artifacts: artifactserver.StartT(tb), registry: registry, client: client, addr: lis.Addr().String()}
+}
+
+// loopbackAllowance is the test-only package policy: the test registries and
+// Git servers listen on 127.0.0.1, which the default policy refuses.
+func loopbackAllowance() kclpackage.Policy {
+	return kclpackage.Policy{AllowedHosts: []string{"*"}, AllowedNetworks: []string{"127.0.0.1/32"}}
 }
 
 // publish serves a program as a GitRepository artifact.

@@ -87,4 +87,13 @@ internal/natsconn (WatcherPermissions, ApplierPermissions with drift requests). 
 {{- if .Values.kclPackages.registryCA.name }}
 - --kcl-registry-ca-file=/etc/flux-kcl/registry-ca/{{ .Values.kclPackages.registryCA.key | default "ca.crt" }}
 {{- end }}
+{{- if .Values.kclPackages.noRemotePackages }}
+- --no-remote-packages
+{{- end }}
+{{- with .Values.kclPackages.allowedHosts }}
+- --allowed-package-hosts={{ join "," . }}
+{{- end }}
+{{- with .Values.kclPackages.allowedNetworks }}
+- --allowed-package-networks={{ join "," . }}
+{{- end }}
 {{- end }}

@@ -64,6 +64,8 @@ type Options struct {
 	// credentials without asking the registry again. Default 1 minute; negative
 	// asks every time.
 	TagTTL time.Duration
+	// Policy limits the hosts and addresses packages come from; nil allows all.
+	Policy *Policy
 }
 
 // Mirror rewrites a registry location prefix: ghcr.io/kcl-lang → registry.internal/kcl-lang.
@@ -155,6 +157,7 @@ func New(opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
+	installGitTransport()
 	s := &Store{opts: opts, transport: transport, plainHTTP: map[string]bool{}, entries: map[string]*entry{}, digests: map[string]memo{}}
 	for _, h := range opts.PlainHTTP {
 		s.plainHTTP[normaliseHost(h)] = true
@@ -166,7 +169,7 @@ func New(opts Options) (*Store, error) {
 }
 
 func newTransport(caFile string) (http.RoundTripper, error) {
-	t := http.DefaultTransport.(*http.Transport).Clone()
+	t := policyTransport(http.DefaultTransport.(*http.Transport))
 	if caFile == "" {
 		return t, nil
 	}
@@ -242,8 +245,13 @@ func (se *Session) Release() {
 
 // Fetch implements mod.Fetcher.
 func (se *Session) Fetch(ctx context.Context, src mod.Source) (*mod.Fetched, error) {
+	registry, _ := applyMirrors(se.store.opts.Mirrors, src.Registry, src.Repository)
+	if err := se.store.opts.Policy.checkSource(src, registry); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, se.store.opts.Timeout)
 	defer cancel()
+	ctx, slot := withPolicy(ctx, se.store.opts.Policy, src.String())
 	var (
 		got *mod.Fetched
 		err error
@@ -259,7 +267,7 @@ func (se *Session) Fetch(ctx context.Context, src mod.Source) (*mod.Fetched, err
 	if err != nil && ctx.Err() != nil && !errors.Is(err, context.Canceled) {
 		err = fmt.Errorf("no answer within %s: %w", se.store.opts.Timeout, err)
 	}
-	return got, err
+	return got, refusal(err, slot)
 }
 
 func (se *Session) keychain() authn.Keychain {

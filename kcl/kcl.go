@@ -100,21 +100,28 @@ func (e *Error) Error() string {
 // Version identifies the engine's semantics; caches key compiled results by it.
 const Version = "0.1.0"
 
-// PackageMaps returns the package_maps of settings files (relative to workDir),
-// the settings' equivalent of -E name=path; relative package paths are
-// against workDir. Later files win.
-func PackageMaps(workDir string, settingsFiles []string) (map[string]string, error) {
-	root, err := filepath.Abs(workDir)
+// PackageMaps returns the package_maps of settings files (relative to workDir,
+// inside root as for Options.Root; empty root means workDir), the settings'
+// equivalent of -E name=path; relative package paths are against workDir.
+// Later files win.
+func PackageMaps(root, workDir string, settingsFiles []string) (map[string]string, error) {
+	workDir, err := filepath.Abs(workDir)
 	if err != nil {
 		return nil, fmt.Errorf("kcl: work dir: %w", err)
 	}
-	st, err := loadSettings(root, settingsFiles)
+	settingsRoot := workDir
+	if root != "" {
+		if settingsRoot, err = filepath.Abs(root); err != nil {
+			return nil, fmt.Errorf("kcl: root: %w", err)
+		}
+	}
+	st, err := loadSettings(settingsRoot, workDir, settingsFiles)
 	if err != nil {
 		return nil, err
 	}
 	for name, p := range st.packageMaps {
 		if !filepath.IsAbs(p) {
-			st.packageMaps[name] = filepath.Join(root, p)
+			st.packageMaps[name] = filepath.Join(workDir, p)
 		}
 	}
 	return st.packageMaps, nil

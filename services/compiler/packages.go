@@ -51,7 +51,7 @@ func requestCredentials(req *compilerv1.CompileRequest) (*fetch.Credentials, err
 func (s *Service) resolvePackages(ctx context.Context, root, programDir string, settings []string, vendor bool, creds *fetch.Credentials) (*mod.Resolution, *fetch.Session, error) {
 	opts := mod.Options{Vendor: vendor, Root: root}
 	// A settings file that cannot be read is reported by the engine run.
-	given, _ := kcl.PackageMaps(programDir, settings)
+	given, _ := kcl.PackageMaps(root, programDir, settings)
 	for name, dir := range given {
 		if rel, err := filepath.Rel(root, dir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return nil, nil, fmt.Errorf("%w: package_maps: package %s leaves the artifact", mod.ErrUnsafe, name)

@@ -25,7 +25,7 @@ const vendorFlag = 0x01
 // user's cache folder.
 func addPackages(ctx context.Context, opts *kcl.Options, cwd string, vendor bool) error {
 	// A settings file that cannot be read is reported by the run itself.
-	given, _ := kcl.PackageMaps(opts.WorkDir, opts.Settings)
+	given, _ := kcl.PackageMaps(opts.WorkDir, opts.WorkDir, opts.Settings)
 	for name, dir := range opts.ExternalPkgs {
 		if given == nil {
 			given = map[string]string{}

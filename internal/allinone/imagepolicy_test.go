@@ -41,42 +41,61 @@ spec = {
 }
 `
 
+// markedRun is a KCLRun "web" of markedProgram, applied by a whole process, whose marker
+// follows the ImagePolicy ns/nginx (latestRef nginx:1.7.8) and whose interval is an hour away.
+type markedRun struct {
+	c      client.Client
+	ns     string
+	run    *kclv1.KCLRun
+	policy *imagev1.ImagePolicy
+	art    *meta.Artifact
+}
+
+func startMarkedRun(t *testing.T, g Gomega, namespace string) markedRun {
+	t.Helper()
+	ctx := context.Background()
+	env, artifacts, _ := startProcess(t)
+	m := markedRun{c: env.Client}
+	var err error
+	m.ns, err = env.CreateNamespace(ctx, namespace)
+	g.Expect(err).NotTo(HaveOccurred())
+	m.policy, err = imagepolicy.Create(ctx, m.c, m.ns, "nginx", imagev1.ImageRef{Name: "nginx", Tag: "1.7.8"})
+	g.Expect(err).NotTo(HaveOccurred())
+	path := artifactserver.ArtifactPath("GitRepository", m.ns, "repo", "v1.tar.gz")
+	m.art, err = artifacts.PublishFiles(path, map[string]string{"main.k": strings.ReplaceAll(markedProgram, "NS", m.ns)}, "")
+	g.Expect(err).NotTo(HaveOccurred())
+	_, err = artifactserver.CreateSource(ctx, m.c, "GitRepository", m.ns, "repo", m.art)
+	g.Expect(err).NotTo(HaveOccurred())
+	m.run = &kclv1.KCLRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: m.ns, Name: "web"},
+		Spec: kclv1.KCLRunSpec{
+			SourceRef: kclv1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "repo"},
+			Interval:  metav1.Duration{Duration: time.Hour},
+		},
+	}
+	g.Expect(m.c.Create(ctx, m.run)).To(Succeed())
+	return m
+}
+
+// images are the Deployment's container images, in order.
+func (m markedRun) images(g Gomega) []string {
+	var d appsv1.Deployment
+	g.Expect(m.c.Get(context.Background(), types.NamespacedName{Namespace: m.ns, Name: "web"}, &d)).To(Succeed())
+	var out []string
+	for _, ctr := range d.Spec.Template.Spec.Containers {
+		out = append(out, ctr.Image)
+	}
+	return out
+}
+
 // TestPolicyChangeRollsOutWithoutANewRevision moves an ImagePolicy's latestRef and
 // follows it to the Deployment through the whole process: watcher (policy index),
 // NATS, applier, resolver, compiler. The artifact never changes.
 func TestPolicyChangeRollsOutWithoutANewRevision(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	env, artifacts, _ := startProcess(t)
-	c := env.Client
-	ns, err := env.CreateNamespace(ctx, "policy")
-	g.Expect(err).NotTo(HaveOccurred())
-
-	policy, err := imagepolicy.Create(ctx, c, ns, "nginx", imagev1.ImageRef{Name: "nginx", Tag: "1.7.8"})
-	g.Expect(err).NotTo(HaveOccurred())
-	path := artifactserver.ArtifactPath("GitRepository", ns, "repo", "v1.tar.gz")
-	art, err := artifacts.PublishFiles(path, map[string]string{"main.k": strings.ReplaceAll(markedProgram, "NS", ns)}, "")
-	g.Expect(err).NotTo(HaveOccurred())
-	_, err = artifactserver.CreateSource(ctx, c, "GitRepository", ns, "repo", art)
-	g.Expect(err).NotTo(HaveOccurred())
-	run := &kclv1.KCLRun{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-		Spec: kclv1.KCLRunSpec{
-			SourceRef: kclv1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "repo"},
-			Interval:  metav1.Duration{Duration: time.Hour},
-		},
-	}
-	g.Expect(c.Create(ctx, run)).To(Succeed())
-
-	images := func(g Gomega) []string {
-		var d appsv1.Deployment
-		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, &d)).To(Succeed())
-		var out []string
-		for _, ctr := range d.Spec.Template.Spec.Containers {
-			out = append(out, ctr.Image)
-		}
-		return out
-	}
+	m := startMarkedRun(t, g, "policy")
+	c, ns, run, policy, art, images := m.c, m.ns, m.run, m.policy, m.art, m.images
 	g.Eventually(images, 2*time.Minute, 50*time.Millisecond).Should(Equal([]string{"nginx:1.7.8", "nginx:1.7.7"}), func() string {
 		var cur kclv1.KCLRun
 		_ = c.Get(ctx, client.ObjectKeyFromObject(run), &cur)

@@ -3,7 +3,6 @@ package allinone
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +16,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 )
 
@@ -27,36 +25,8 @@ import (
 func TestDeletedImagePolicyHoldsAndRecreatedReleases(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	env, artifacts, _ := startProcess(t)
-	c := env.Client
-	ns, err := env.CreateNamespace(ctx, "policy-deleted")
-	g.Expect(err).NotTo(HaveOccurred())
-
-	policy, err := imagepolicy.Create(ctx, c, ns, "nginx", imagev1.ImageRef{Name: "nginx", Tag: "1.7.8"})
-	g.Expect(err).NotTo(HaveOccurred())
-	path := artifactserver.ArtifactPath("GitRepository", ns, "repo", "v1.tar.gz")
-	art, err := artifacts.PublishFiles(path, map[string]string{"main.k": strings.ReplaceAll(markedProgram, "NS", ns)}, "")
-	g.Expect(err).NotTo(HaveOccurred())
-	_, err = artifactserver.CreateSource(ctx, c, "GitRepository", ns, "repo", art)
-	g.Expect(err).NotTo(HaveOccurred())
-	run := &kclv1.KCLRun{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "web"},
-		Spec: kclv1.KCLRunSpec{
-			SourceRef: kclv1.CrossNamespaceSourceReference{Kind: "GitRepository", Name: "repo"},
-			Interval:  metav1.Duration{Duration: time.Hour},
-		},
-	}
-	g.Expect(c.Create(ctx, run)).To(Succeed())
-
-	images := func(g Gomega) []string {
-		var d appsv1.Deployment
-		g.Expect(c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "web"}, &d)).To(Succeed())
-		var out []string
-		for _, ctr := range d.Spec.Template.Spec.Containers {
-			out = append(out, ctr.Image)
-		}
-		return out
-	}
+	m := startMarkedRun(t, g, "policy-deleted")
+	c, ns, run, policy, images := m.c, m.ns, m.run, m.policy, m.images
 	ready := func(g Gomega) *metav1.Condition {
 		var cur kclv1.KCLRun
 		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(run), &cur)).To(Succeed())
@@ -83,7 +53,7 @@ func TestDeletedImagePolicyHoldsAndRecreatedReleases(t *testing.T) {
 	g.Expect(d.Generation).To(Equal(generation), "nothing applied while held")
 	g.Expect(images(g)).To(Equal([]string{"nginx:1.7.8", "nginx:1.7.7"}))
 
-	_, err = imagepolicy.Create(ctx, c, ns, "nginx", imagev1.ImageRef{Name: "nginx", Tag: "1.7.9"})
+	_, err := imagepolicy.Create(ctx, c, ns, "nginx", imagev1.ImageRef{Name: "nginx", Tag: "1.7.9"})
 	g.Expect(err).NotTo(HaveOccurred())
 	g.Eventually(func(g Gomega) {
 		g.Expect(images(g)).To(Equal([]string{"nginx:1.7.9", "nginx:1.7.7"}))

@@ -13,7 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/arguments"
 	"github.com/kcl-lang/flux-kcl-controller/internal/localbuild"
+	"github.com/kcl-lang/flux-kcl-controller/internal/objectprep"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 )
 
@@ -129,13 +131,16 @@ func (g *globals) render(ctx context.Context, cmd *cobra.Command, f *renderFlags
 			if run, err = getRun(ctx, c, types.NamespacedName{Namespace: opts.Namespace, Name: kclrun}); err != nil {
 				return nil, nil, err
 			}
-			if opts.ReferencedArguments, err = localbuild.ReadArguments(ctx, c, run); err != nil {
+			if opts.ReferencedArguments, _, err = arguments.Read(ctx, c, run); err != nil {
 				return nil, nil, describe(err, "reading the arguments of KCLRun "+opts.Namespace+"/"+kclrun)
 			}
 			if opts.RegistryCredentials, err = localbuild.ReadRegistryCredentials(ctx, c, run); err != nil {
 				return nil, nil, describe(err, "reading the registry secret of KCLRun "+opts.Namespace+"/"+kclrun)
 			}
-			opts.Prepare = localbuild.Prepare(run, c.RESTMapper())
+			mapper := c.RESTMapper()
+			opts.Prepare = func(objects []*unstructured.Unstructured) error {
+				return objectprep.Prepare(run, mapper, objects)
+			}
 		}
 	}
 	opts.Config = f.merged(run)

@@ -57,7 +57,7 @@ type Options struct {
 	// RegistryCredentials is spec.config.registrySecretRef's Docker config JSON.
 	RegistryCredentials []byte
 	// Prepare, when set, changes the objects as the applier would before applying them
-	// (target namespace, common metadata, owner labels: see Prepare).
+	// (target namespace, common metadata, owner labels: see objectprep.Prepare).
 	Prepare func([]*unstructured.Unstructured) error
 }
 

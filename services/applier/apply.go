@@ -11,7 +11,6 @@ import (
 	"github.com/fluxcd/cli-utils/pkg/object"
 	"github.com/fluxcd/pkg/ssa"
 	"github.com/fluxcd/pkg/ssa/jsondiff"
-	ssautils "github.com/fluxcd/pkg/ssa/utils"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
+	"github.com/kcl-lang/flux-kcl-controller/internal/objectprep"
 )
 
 // Object annotations honoured as kustomize-controller honours them, so that
@@ -59,10 +59,7 @@ func (s *Service) manager(cl *cluster) *ssa.ResourceManager {
 // inventory skip the manager's GET and dry-run (see splitNew).
 func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, objects []*unstructured.Unstructured) (*ssa.ChangeSet, error) {
 	mgr := s.manager(cl)
-	if cm := obj.Spec.CommonMetadata; cm != nil {
-		ssautils.SetCommonMetadata(objects, cm.Labels, cm.Annotations)
-	}
-	mgr.SetOwnerLabels(objects, obj.Name, obj.Namespace)
+	objectprep.Label(obj, objects)
 
 	opts := s.applyOptions(obj)
 	fresh, rest := splitNew(obj.Status.Inventory, objects)

@@ -11,10 +11,8 @@ import (
 	"github.com/fluxcd/pkg/cache"
 	runtimeclient "github.com/fluxcd/pkg/runtime/client"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -201,89 +199,6 @@ func (c *clusterClients) get(id, mapperID string, cfg *rest.Config, remote *remo
 	}
 	c.cache[id] = cl
 	return cl, nil
-}
-
-// normalize puts namespaced objects in a namespace and takes it off
-// cluster-scoped ones; the REST mapper tells which is which (the scope a CRD
-// of the same apply declares, for its kinds). Without spec.targetNamespace,
-// objects that name no namespace go to the KCLRun's; with it, every
-// namespaced object goes there, as kustomize's namespace transformer does for
-// a Kustomization (confine, see confine).
-func (cl *cluster) normalize(obj *v1alpha1.KCLRun, objects []*unstructured.Unstructured) error {
-	target := obj.GetTargetNamespace()
-	override := obj.Spec.TargetNamespace != ""
-	crdScopes := map[schema.GroupKind]bool{}
-	for _, o := range objects {
-		if o.GetKind() == "CustomResourceDefinition" {
-			group, _, _ := unstructured.NestedString(o.Object, "spec", "group")
-			kind, _, _ := unstructured.NestedString(o.Object, "spec", "names", "kind")
-			scope, _, _ := unstructured.NestedString(o.Object, "spec", "scope")
-			crdScopes[schema.GroupKind{Group: group, Kind: kind}] = scope == "Namespaced"
-		}
-	}
-	for _, o := range objects {
-		gvk := o.GroupVersionKind()
-		namespaced, known := crdScopes[gvk.GroupKind()]
-		if !known {
-			mapping, err := cl.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
-			if err != nil {
-				if apimeta.IsNoMatchError(err) {
-					return fmt.Errorf("%s/%s: no API for %s in the target cluster", gvk.Kind, o.GetName(), gvk.GroupVersion())
-				}
-				return fmt.Errorf("mapping %s: %w", gvk, err)
-			}
-			namespaced = mapping.Scope.Name() == apimeta.RESTScopeNameNamespace
-		}
-		switch {
-		case !namespaced:
-			o.SetNamespace("")
-		case override, o.GetNamespace() == "":
-			o.SetNamespace(target)
-		}
-		if override {
-			if err := confine(o, target); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// confine points the namespace references that kustomize's namespace
-// transformer rewrites at the target namespace: a Namespace object becomes
-// the target itself, (Cluster)RoleBinding subjects named "default" (its
-// default subject mode), and the services of APIServices and of CRD
-// conversion webhooks, where the object has one.
-func confine(o *unstructured.Unstructured, target string) error {
-	gvk := o.GroupVersionKind()
-	switch {
-	case gvk.Group == "" && gvk.Kind == "Namespace":
-		o.SetName(target)
-	case gvk.Group == rbacv1.GroupName && (gvk.Kind == "RoleBinding" || gvk.Kind == "ClusterRoleBinding"):
-		subjects, found, err := unstructured.NestedSlice(o.Object, "subjects")
-		if err != nil || !found {
-			return err
-		}
-		for _, s := range subjects {
-			if subject, ok := s.(map[string]any); ok && subject["name"] == "default" {
-				subject["namespace"] = target
-			}
-		}
-		return unstructured.SetNestedSlice(o.Object, subjects, "subjects")
-	case gvk.Group == "apiregistration.k8s.io" && gvk.Kind == "APIService":
-		return setIfPresent(o, target, "spec", "service")
-	case gvk.Group == "apiextensions.k8s.io" && gvk.Kind == "CustomResourceDefinition":
-		return setIfPresent(o, target, "spec", "conversion", "webhook", "clientConfig", "service")
-	}
-	return nil
-}
-
-// setIfPresent sets the namespace of the map at path, when there is one.
-func setIfPresent(o *unstructured.Unstructured, namespace string, path ...string) error {
-	if _, found, err := unstructured.NestedMap(o.Object, path...); err != nil || !found {
-		return err
-	}
-	return unstructured.SetNestedField(o.Object, namespace, append(path, "namespace")...)
 }
 
 // resourcesOf maps inventory entries to the resources the drift watcher lists.

@@ -21,7 +21,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/arguments"
 	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
+	"github.com/kcl-lang/flux-kcl-controller/internal/objectprep"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 )
 
@@ -152,9 +154,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	obj.Status.LastAttemptedRevision = revision
 	obj.Status.LastAttemptedRevisionDigest = artifact.Digest
 
-	args, argsDigest, err := s.arguments(ctx, obj)
+	args, argsDigest, err := arguments.Read(ctx, s.client, obj)
 	if err != nil {
-		var missing *argumentsNotFoundError
+		var missing *arguments.NotFoundError
 		if errors.As(err, &missing) {
 			markNotReady(obj, v1alpha1.ArgumentsNotFoundReason, err.Error())
 			return Outcome{Result: ResultFailed, Err: err, revision: revision}
@@ -211,7 +213,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		markNotReady(obj, meta.ReconciliationFailedReason, err.Error())
 		return Outcome{Result: ResultFailed, Err: err, revision: revision}
 	}
-	if err := cluster.normalize(obj, objects); err != nil {
+	if err := objectprep.Normalize(obj, cluster.mapper, objects); err != nil {
 		markNotReady(obj, meta.ReconciliationFailedReason, err.Error())
 		return Outcome{Result: ResultFailed, Err: err, revision: revision}
 	}

@@ -106,7 +106,7 @@ func toInt(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 	case value.Int:
 		return v, nil
 	case value.Float:
-		return value.Int(saturatingInt(float64(v))), nil
+		return value.Int(value.SaturatingInt(float64(v))), nil
 	case value.Unit:
 		if t != nil && t.Debug {
 			exact := new(big.Int).Mul(big.NewInt(v.Raw), big.NewInt(unitMultiplier(v.Suffix)))
@@ -117,7 +117,7 @@ func toInt(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 				return nil, value.Errorf(value.KindEvaluation, "%s: A 64 bit integer overflow", exact)
 			}
 		}
-		return value.Int(saturatingInt(v.Real)), nil
+		return value.Int(value.SaturatingInt(v.Real)), nil
 	case value.Bool:
 		n, _ := asInt(v)
 		return value.Int(n), nil
@@ -262,19 +262,6 @@ func toDict(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []valu
 		}
 	}
 	return out, nil
-}
-
-// saturatingInt converts like Rust's `as i64`: clamped, NaN to 0.
-func saturatingInt(f float64) int64 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
 }
 
 // unitMultiplier is the integer factor of a suffix (1 for n, u, m).

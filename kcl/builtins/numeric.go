@@ -162,7 +162,7 @@ func pow(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.K
 		switch b := y.(type) {
 		case value.Int:
 			if b >= 0 {
-				return value.Int(saturatingInt(value.LibmPow(float64(a), float64(b)))), nil
+				return value.Int(value.SaturatingInt(value.LibmPow(float64(a), float64(b)))), nil
 			}
 			return value.Float(value.LibmPow(float64(a), float64(b))), nil
 		case value.Float:
@@ -194,7 +194,7 @@ func round(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 		case value.Int:
 			return v, nil
 		case value.Float:
-			return value.Int(saturatingInt(roundHalfAway(float64(v)))), nil
+			return value.Int(value.SaturatingInt(roundHalfAway(float64(v)))), nil
 		}
 		return value.Undefined, nil
 	}

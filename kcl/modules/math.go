@@ -44,8 +44,8 @@ func init() {
 		return func(n int64) value.Value { return value.Float(g(float64(n))) },
 			func(f float64) value.Value { return value.Float(g(f)) }
 	}
-	unary("ceil", func(n int64) value.Value { return value.Int(n) }, func(f float64) value.Value { return value.Int(asI64(math.Ceil(f))) })
-	unary("floor", func(n int64) value.Value { return value.Int(n) }, func(f float64) value.Value { return value.Int(asI64(math.Floor(f))) })
+	unary("ceil", func(n int64) value.Value { return value.Int(n) }, func(f float64) value.Value { return value.Int(value.SaturatingInt(math.Ceil(f))) })
+	unary("floor", func(n int64) value.Value { return value.Int(n) }, func(f float64) value.Value { return value.Int(value.SaturatingInt(math.Floor(f))) })
 	unary("isfinite", func(int64) value.Value { return value.True }, func(f float64) value.Value { return value.Bool(!math.IsInf(f, 0) && !math.IsNaN(f)) })
 	unary("isinf", func(int64) value.Value { return value.False }, func(f float64) value.Value { return value.Bool(math.IsInf(f, 0)) })
 	unary("isnan", func(int64) value.Value { return value.False }, func(f float64) value.Value { return value.Bool(math.IsNaN(f)) })
@@ -67,7 +67,7 @@ func init() {
 	// the runtime computes ln(1 + (x + 1)) here; keep its results
 	i, f = fl(func(x float64) float64 { return math.Log1p(x + 1) })
 	unary("log1p", i, f)
-	unary("log2", func(n int64) value.Value { return value.Int(asI64(value.LibmLog2(float64(n)))) }, func(x float64) value.Value { return value.Float(value.LibmLog2(x)) })
+	unary("log2", func(n int64) value.Value { return value.Int(value.SaturatingInt(value.LibmLog2(float64(n)))) }, func(x float64) value.Value { return value.Float(value.LibmLog2(x)) })
 	i, f = fl(value.LibmLog10)
 	unary("log10", i, f)
 	i, f = fl(math.Sqrt)
@@ -132,7 +132,7 @@ func init() {
 			}
 		}
 		if isInt {
-			return value.Int(asI64(value.LibmLog(float64(n)) / value.LibmLog(base))), nil
+			return value.Int(value.SaturatingInt(value.LibmLog(float64(n)) / value.LibmLog(base))), nil
 		}
 		return value.Float(value.LibmLog(x) / value.LibmLog(base)), nil
 	})
@@ -173,19 +173,4 @@ func powi(a float64, b int32) float64 {
 		return 1 / r
 	}
 	return r
-}
-
-// asI64 converts as Rust's `f as i64` does: clamped to the int64 range, NaN to
-// 0 (Go's conversion of an out-of-range float is undefined: on amd64 it gives
-// the minimum, so math.ceil(1e308) was negative).
-func asI64(f float64) int64 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(f)
 }

@@ -413,3 +413,18 @@ func Unary(op UnaryOp, x Value) (Value, error) {
 	}
 	return nil, Errorf(KindEvaluation, "unknown unary operator")
 }
+
+// SaturatingInt converts as Rust's `f as i64` does, which the runtime's int
+// conversions use: clamped to the int64 range, NaN to 0 (Go's conversion of an
+// out-of-range float is undefined: on amd64 it gives the minimum).
+func SaturatingInt(f float64) int64 {
+	switch {
+	case math.IsNaN(f):
+		return 0
+	case f >= math.MaxInt64:
+		return math.MaxInt64
+	case f <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(f)
+}

@@ -78,6 +78,9 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, opts ...StreamOpt
 // ConsumerConfig is the durable consumer configuration the applier uses:
 // explicit acks, redelivery after AckWait, never dropping a request for
 // too many deliveries (the next request would replace it anyway).
+// MaxAckPending holds several appliers' fair queues (services/applier), each
+// of which takes requests ahead so that one namespace's burst does not keep
+// another namespace's request out of sight.
 func ConsumerConfig() jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
 		Durable:       ConsumerName,
@@ -86,7 +89,7 @@ func ConsumerConfig() jetstream.ConsumerConfig {
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       DefaultAckWait,
 		MaxDeliver:    -1,
-		MaxAckPending: 1000,
+		MaxAckPending: 20000,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 	}
 }

@@ -21,10 +21,37 @@ const (
 	leaseBusyMaxDelay = 10 * time.Second
 )
 
-// consume pulls requests and runs up to Concurrent of them at once. It binds
-// to the consumer again whenever the iterator stops (e.g. NATS restarted).
+// fairWindow is how many requests one applier takes from the stream ahead of
+// its workers, in its fair queue: a burst from one namespace up to about this
+// size is looked past, so another namespace's request, behind it in the
+// stream, gets the next turn. The consumer's MaxAckPending leaves room for
+// several appliers' windows. Held requests are kept in progress on the server
+// (keepQueuedInProgress), so a long wait in the queue is not redelivered.
+const fairWindow = 4096
+
+// pullBatch is how many requests the iterator asks the server for at once;
+// the iterator asks for more only as the queue takes them, so when the queue
+// is full at most this many wait in the iterator.
+const pullBatch = 128
+
+// consume pulls requests into the fair queue and runs up to Concurrent of
+// them at once, taken round-robin across namespaces. It binds to the consumer
+// again whenever the iterator stops (e.g. NATS restarted); the queue outlives
+// a binding, its requests settle on the same connection.
 func (s *Service) consume(ctx context.Context, wg *sync.WaitGroup) error {
-	slots := make(chan struct{}, s.cfg.Concurrent)
+	q := newFairQueue[jetstream.Msg](fairWindow)
+	var run sync.WaitGroup
+	run.Add(2)
+	go func() { defer run.Done(); s.dispatch(ctx, wg, q) }()
+	go func() { defer run.Done(); keepQueuedInProgress(ctx, q) }()
+	defer func() {
+		run.Wait()
+		// Handed back at once rather than left to AckWait, so another applier
+		// takes them now.
+		for msg, ok := q.tryPop(); ok; msg, ok = q.tryPop() {
+			_ = msg.Nak()
+		}
+	}()
 	for attempt := 0; ; attempt++ {
 		if ctx.Err() != nil {
 			return nil
@@ -32,11 +59,11 @@ func (s *Service) consume(ctx context.Context, wg *sync.WaitGroup) error {
 		cons, err := s.js.Consumer(ctx, reconcilerequest.StreamName, reconcilerequest.ConsumerName)
 		if err == nil {
 			var it jetstream.MessagesContext
-			it, err = cons.Messages(jetstream.PullMaxMessages(s.cfg.Concurrent))
+			it, err = cons.Messages(jetstream.PullMaxMessages(pullBatch))
 			if err == nil {
 				attempt = 0
 				s.ready.Do(func() { close(s.isUp) })
-				s.drain(ctx, wg, it, slots)
+				s.fill(ctx, it, q)
 				continue
 			}
 		}
@@ -52,19 +79,14 @@ func (s *Service) consume(ctx context.Context, wg *sync.WaitGroup) error {
 	}
 }
 
-func (s *Service) drain(ctx context.Context, wg *sync.WaitGroup, it jetstream.MessagesContext, slots chan struct{}) {
+// fill moves requests from the iterator into the fair queue while it has room.
+func (s *Service) fill(ctx context.Context, it jetstream.MessagesContext, q *fairQueue[jetstream.Msg]) {
 	stop := context.AfterFunc(ctx, it.Stop)
 	defer stop()
 	defer it.Stop()
-	for {
-		select {
-		case slots <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
+	for q.waitRoom(ctx) {
 		msg, err := it.Next()
 		if err != nil {
-			<-slots
 			if ctx.Err() != nil || errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 				return
 			}
@@ -74,12 +96,63 @@ func (s *Service) drain(ctx context.Context, wg *sync.WaitGroup, it jetstream.Me
 			}
 			continue
 		}
+		// An unparsable subject queues under "" and is dropped by handle.
+		namespace, _, _ := reconcilerequest.ParseSubject(msg.Subject())
+		if older, ok := q.push(namespace, msg.Subject(), msg, time.Now()); ok && streamSeq(older) < streamSeq(msg) {
+			// Superseded while queued: the stream already dropped it. (The
+			// same sequence is a redelivery of one message: one copy will do.)
+			_ = older.Ack()
+		}
+	}
+}
+
+// streamSeq is the message's sequence in the stream, 0 if unknown.
+func streamSeq(msg jetstream.Msg) uint64 {
+	md, err := msg.Metadata()
+	if err != nil {
+		return 0
+	}
+	return md.Sequence.Stream
+}
+
+// dispatch runs the queue's requests, up to Concurrent at once. Serialisation
+// per KCLRun stays with the lease in handle, coalescing with the stream.
+func (s *Service) dispatch(ctx context.Context, wg *sync.WaitGroup, q *fairQueue[jetstream.Msg]) {
+	slots := make(chan struct{}, s.cfg.Concurrent)
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		msg, ok := q.pop(ctx)
+		if !ok {
+			return
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
 			s.handle(ctx, msg)
 		}()
+	}
+}
+
+// keepQueuedInProgress stops the server from redelivering a request that
+// waits in the queue longer than AckWait.
+func keepQueuedInProgress(ctx context.Context, q *fairQueue[jetstream.Msg]) {
+	every := reconcilerequest.DefaultAckWait / 4
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			for _, msg := range q.queuedBefore(now.Add(-every)) {
+				_ = msg.InProgress()
+			}
+		}
 	}
 }
 

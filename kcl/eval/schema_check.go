@@ -155,20 +155,13 @@ func (in *Interp) checkDeprecated(e *env, decorators []*syntax.CallExpr, name st
 		if !ok || id.Name() != "deprecated" {
 			continue
 		}
-		args, kwargs, err := in.evalArgs(e, d.Args, d.Keywords)
+		_, kwargs, err := in.evalArgs(e, d.Args, d.Keywords)
 		if err != nil {
 			return err
 		}
+		// Only keyword arguments count, as in 0.12.1: @deprecated("1.2") reads
+		// no version.
 		version, reason, strict := "", "", true
-		if len(args) > 0 {
-			version = args[0].String()
-		}
-		if len(args) > 1 {
-			reason = args[1].String()
-		}
-		if len(args) > 2 {
-			strict = args[2].Truth()
-		}
 		for _, kw := range kwargs {
 			switch kw.Key {
 			case "version":
@@ -184,9 +177,11 @@ func (in *Interp) checkDeprecated(e *env, decorators []*syntax.CallExpr, name st
 		}
 		msg := name + " was deprecated "
 		if version != "" {
-			msg += "since version " + version + ", "
+			msg += "since version " + version
 		}
-		msg += reason
+		if reason != "" {
+			msg += ", " + reason
+		}
 		return errorAt(lineOnly(pos), value.KindEvaluation, "%s", msg)
 	}
 	return nil

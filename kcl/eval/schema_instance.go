@@ -112,9 +112,13 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		return nil, locate(err, pos)
 	}
 	defer in.thread.Leave()
-	if def.stmt != nil {
-		if err := in.checkDeprecated(def.env, def.stmt.Decorators, def.name, pos); err != nil {
-			return nil, err
+	// A deprecated base schema makes its subclasses deprecated; the base is
+	// reported first, as in 0.12.1.
+	for _, d := range def.chain() {
+		if d.stmt != nil {
+			if err := in.checkDeprecated(d.env, d.stmt.Decorators, d.name, pos); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, ent := range config.Entries() {

@@ -195,6 +195,12 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 		last := i == len(t.Paths)-1
 		if step.Member != nil {
 			d, ok := value.AsDict(cur)
+			if !ok && value.IsNoneOrUndefined(cur) && !last {
+				return errorAt(lineOnly(t.Pos()), value.KindEvaluation, "invalid value '%s' to load attribute '%s'", cur.Type(), step.Member.Value)
+			}
+			if !ok && value.IsNoneOrUndefined(cur) {
+				return errorAt(lineOnly(t.Pos()), value.KindEvaluation, "failed to update the dict. An iterable of key-value pairs was expected, but got %s. Check if the syntax for updating the dictionary with the attribute '%s' is correct", cur.Type(), step.Member.Value)
+			}
 			if !ok {
 				return errorAt(t.Pos(), value.KindEvaluation, "'%s' object has no attribute '%s'", cur.Type(), step.Member.Value)
 			}
@@ -220,10 +226,11 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 				}
 				break
 			}
+			// No dict is created on the way: a missing step is Undefined, and
+			// updating it fails, as in 0.12.1.
 			next, ok := d.Get(step.Member.Value)
-			if !ok || value.IsNoneOrUndefined(next) {
-				next = value.NewDict(1)
-				d.Set(step.Member.Value, next)
+			if !ok {
+				next = value.Undefined
 			}
 			cur = next
 			continue

@@ -176,10 +176,15 @@ func init() {
 		}
 		return value.Int(info.Size()), nil
 	})
-	// The program root is read-only: every write is refused.
+	// The program root is read-only: every write is refused. A missing source
+	// of delete, cp or mv is reported first, with the official engine's words,
+	// so a program the official engine also refuses gets its message.
 	for _, name := range []string{"mkdir", "delete", "cp", "mv", "write", "append"} {
 		name := name
-		def(m, name, func(_ *value.Thread, _ *value.Builtin, _ []value.Value, _ []value.KV) (value.Value, error) {
+		def(m, name, func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+			if err := missingSource(t, name, args, kwargs); err != nil {
+				return nil, err
+			}
 			return nil, evalErr("file.%s() is not allowed: the program root is read-only", name)
 		})
 	}
@@ -190,4 +195,31 @@ func init() {
 		}
 		return value.Undefined, nil
 	})
+}
+
+// missingSource is the official engine's error for a delete, cp or mv whose
+// source does not exist, or nil.
+func missingSource(t *value.Thread, name string, args []value.Value, kwargs []value.KV) error {
+	if name != "delete" && name != "cp" && name != "mv" {
+		return nil
+	}
+	src, ok := strArg(args, kwargs, 0, "src")
+	if !ok {
+		return nil
+	}
+	rp, err := rootPath(t, src)
+	if err != nil {
+		return nil
+	}
+	if _, err = fs.Stat(t.FS, rp); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	dst, _ := strArg(args, kwargs, 1, "dest")
+	switch name {
+	case "delete":
+		return evalErr("failed to delete '%s': %s", src, ioText(err))
+	case "cp":
+		return evalErr("Failed to copy from '%s' to '%s': %s", src, dst, ioText(err))
+	}
+	return evalErr("Failed to move '%s' to '%s': %s", src, dst, ioText(err))
 }

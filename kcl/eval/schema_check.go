@@ -191,7 +191,10 @@ func (in *Interp) checkDeprecated(e *env, decorators []*syntax.CallExpr, name st
 // entry that set it (as the official type checker does) when there is one.
 func (in *Interp) attrTypeError(f *schemaFrame, a attrDecl, name string, v value.Value, pos syntax.Position) error {
 	want := syntax.TypeString(a.ty)
-	if f.cfgExpr != nil {
+	// A dict that does not fit a schema type is found at run time only (the
+	// official checker lets any dict be a schema): an EvaluationError.
+	details := in.conversionDetails(a.env, v, a.ty)
+	if f.cfgExpr != nil && details == "" {
 		for _, it := range f.cfgExpr.Items {
 			if it.Key != nil && entryKey(it) == name {
 				got := literalTypeString(v)
@@ -201,7 +204,7 @@ func (in *Interp) attrTypeError(f *schemaFrame, a attrDecl, name string, v value
 			}
 		}
 	}
-	return errorAt(lineOnly(pos), value.KindEvaluation, "expect %s, got %s", want, typeName(v))
+	return errorAt(lineOnly(pos), value.KindEvaluation, "expect %s, got %s%s", want, typeName(v), details)
 }
 
 // literalTypeString is the type the official checker infers for a literal

@@ -1,6 +1,9 @@
 package eval
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -13,15 +16,56 @@ func (in *Interp) convertType(e *env, v value.Value, ty syntax.Type, pos syntax.
 		return nil, err
 	}
 	if !ok {
-		return nil, errorAt(pos, value.KindEvaluation, "expect %s, got %s", syntax.TypeString(ty), typeName(v))
+		return nil, errorAt(pos, value.KindEvaluation, "expect %s, got %s%s", syntax.TypeString(ty), typeName(v), in.conversionDetails(e, v, ty))
 	}
 	return r, nil
 }
 
-// typeName is the type of a value as type errors print it.
+// conversionDetails explains, as the runtime's type_pack_and_check does, why a
+// dict or schema value is not of the one schema type ty: the keys the schema
+// does not declare, then its required attributes the value lacks.
+func (in *Interp) conversionDetails(e *env, v value.Value, ty syntax.Type) string {
+	nt, ok := ty.(*syntax.NamedType)
+	if !ok {
+		return ""
+	}
+	d, ok := value.AsDict(v)
+	if !ok {
+		return ""
+	}
+	tv, err := in.evalIdentifier(e, nt.Identifier)
+	if err != nil {
+		return ""
+	}
+	def, ok := schemaDefOf(tv)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	for _, ent := range d.Entries() {
+		if _, declared := def.attrTypes[ent.Key]; !declared {
+			fmt.Fprintf(&b, "\nSchema %s does not contain attribute %s", def.name, ent.Key)
+		}
+	}
+	for _, name := range def.attrs {
+		if _, has := d.Get(name); !has && !def.attrTypes[name].optional {
+			fmt.Fprintf(&b, "\nSchema %s's attribute %s is missing", def.name, name)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return ". For details:" + b.String()
+}
+
+// typeName is the type of a value as type errors print it: a schema of
+// another package than the main one with its package path (base.A).
 func typeName(v value.Value) string {
 	switch x := v.(type) {
 	case *value.Schema:
+		if x.PkgPath != "" && x.PkgPath != "__main__" {
+			return x.PkgPath + "." + x.Name
+		}
 		return x.Name
 	case *value.List:
 		return "list"
@@ -273,6 +317,16 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 		}
 		if def.isProtocol() {
 			return v, true, nil
+		}
+		// A dict with a key the schema does not declare as an attribute (an
+		// assignment in the body does not count) stays a dict, and so fails
+		// the type, as the runtime's convert_collection_value.
+		if def.indexSig == nil && def.rule == nil {
+			for _, ent := range x.Entries() {
+				if _, declared := def.attrTypes[ent.Key]; !declared {
+					return v, false, nil
+				}
+			}
 		}
 		in.dictConversions++
 		r, err := in.instantiate(def, x, nil, nil, t.Pos(), in.currentPkg)

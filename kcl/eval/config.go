@@ -57,6 +57,7 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 		}
 		return nil
 	}
+	in.curPos = it.Pos()
 	v, err := in.eval(e, it.Value)
 	if err != nil {
 		return err

@@ -51,6 +51,14 @@ type Interp struct {
 	schemaStack, exprStack int
 	// nextCfgExpr hands the config literal of a schema expression to instantiate.
 	nextCfgExpr *syntax.ConfigExpr
+	// curPos is the official runtime's "current position": the statement or
+	// config entry evaluated last. An instance made by a type conversion is
+	// located there (its missing required attributes are reported at that
+	// line), not at the annotation.
+	curPos syntax.Position
+	// nextOrigin hands instantiate the position an instance re-run by a union
+	// was first made at, which it keeps.
+	nextOrigin syntax.Position
 	// checkPos is where the instance whose checks run was created.
 	checkPos syntax.Position
 	// currentPkg is the package whose statement runs now.

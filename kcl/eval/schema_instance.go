@@ -98,6 +98,9 @@ func (in *Interp) resolveSchemaAt(s *value.Schema, keys []string, pos syntax.Pos
 			cfg.SetEntry(value.Entry{Key: k, Value: v, Op: value.OpOverride, Index: value.NoIndex})
 		}
 	}
+	if m, ok := s.Meta.(instanceMeta); ok {
+		in.nextOrigin = m.pos
+	}
 	return in.instantiate(def, cfg, s.Args, s.Kwargs, pos, "")
 }
 
@@ -107,6 +110,11 @@ func (in *Interp) resolveSchemaAt(s *value.Schema, keys []string, pos syntax.Pos
 func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position, recordPkg string) (value.Value, error) {
 	cfgExpr := in.nextCfgExpr
 	in.nextCfgExpr = nil
+	origin := pos
+	if in.nextOrigin.IsValid() {
+		origin = in.nextOrigin
+	}
+	in.nextOrigin = syntax.Position{}
 	// Protocols and mixins are instantiated like schemas, as in 0.12.1.
 	if err := in.thread.Enter(); err != nil {
 		return nil, locate(err, pos)
@@ -234,7 +242,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			}
 		}
 	}
-	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: instanceMeta{config: config, pos: pos}, Args: args, Kwargs: kwargs}
+	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: instanceMeta{config: config, pos: origin}, Args: args, Kwargs: kwargs}
 	for _, ent := range config.Entries() {
 		inst.ConfigKeys = append(inst.ConfigKeys, ent.Key)
 	}

@@ -21,6 +21,7 @@ func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
 	if err := in.thread.Check(); err != nil {
 		return nil, locate(err, s.Pos())
 	}
+	in.curPos = s.Pos()
 	switch s := s.(type) {
 	case *syntax.ExprStmt:
 		var last value.Value = value.None

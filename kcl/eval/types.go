@@ -329,7 +329,11 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 			}
 		}
 		in.dictConversions++
-		r, err := in.instantiate(def, x, nil, nil, t.Pos(), in.currentPkg)
+		at := t.Pos()
+		if in.curPos.IsValid() {
+			at = in.curPos
+		}
+		r, err := in.instantiate(def, x, nil, nil, at, in.currentPkg)
 		in.dictConversions--
 		if err != nil {
 			return nil, false, err

@@ -20,6 +20,17 @@ func TestRuntimeErrorPositions(t *testing.T) {
 		{"mixin overriding the body's value",
 			"schema Spec:\n    a: int\n    b: int\n\nmixin SpecMixin:\n    spec: Spec = {\n        b = 1\n    }\n\nschema A:\n    mixin [SpecMixin]\n    spec: Spec = {\n        a = 1\n    }\n\nx = A()\n",
 			"EvaluationError main.k:7 attribute 'a' of Spec is required and can't be None or Undefined"},
+		// A check failing on an instance re-run by a union: the line of the
+		// statement or entry, at column 1.
+		{"check re-run by |=",
+			"schema Config:\n    age?: int\n    check:\n        age > 0 if age\n\n_config = Config {\n    age: 18\n}\n_config |= {age = -1}\n",
+			"EvaluationError main.k:9:1 Instance check failed"},
+		{"check re-run by a union in a config entry",
+			"schema Config:\n    age?: int\n    check:\n        age > 0 if age\n\n_config = Config {\n    age: 18\n}\nx = {\n    a = _config | {age = -1}\n}\n",
+			"EvaluationError main.k:10:1 Instance check failed"},
+		{"check re-run by a union in a schema body",
+			"schema Config:\n    age?: int\n    check:\n        age > 0 if age\n\n_config = Config {\n    age: 18\n}\nschema W:\n    c: Config = _config | {age = -1}\n\nw = W {}\n",
+			"EvaluationError main.k:10:1 Instance check failed"},
 	})
 }
 

@@ -77,8 +77,15 @@ func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, err
 }
 
 // resolveSchema re-runs a schema after a union changed its config.
+// A union re-runs an instance where the official runtime is at that moment:
+// the line of the statement or config entry, at its first column (so a failed
+// check shows a caret there).
 func (in *Interp) resolveSchema(s *value.Schema, keys []string) (value.Value, error) {
-	return in.resolveSchemaAt(s, keys, syntax.Position{})
+	pos := in.curPos
+	if pos.IsValid() {
+		pos.Col = 1
+	}
+	return in.resolveSchemaAt(s, keys, pos)
 }
 
 // resolveSchemaAt is resolveSchema with errors located at pos.

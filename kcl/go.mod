@@ -8,6 +8,7 @@ require (
 	github.com/go-git/go-git/v5 v5.19.1
 	github.com/google/go-containerregistry v0.22.1
 	go.yaml.in/yaml/v3 v3.0.5
+	golang.org/x/text v0.36.0
 	lukechampine.com/blake3 v1.4.1
 )
 

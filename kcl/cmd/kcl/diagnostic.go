@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode"
+
+	"golang.org/x/text/width"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl"
 )
@@ -111,13 +114,47 @@ func writeSnippet(b *strings.Builder, workDir, file string, line, col int, msg s
 	}
 	num := strconv.Itoa(line)
 	pad := strings.Repeat(" ", len(num))
+	src := sourceLine(path, line)
 	fmt.Fprintf(b, "%s--> %s:%d:%d\n", pad, path, line, shown)
 	fmt.Fprintf(b, "%s |\n", pad)
-	fmt.Fprintf(b, "%s | %s\n", num, sourceLine(path, line))
-	if col > 0 {
-		fmt.Fprintf(b, "%s | %s^ %s\n", pad, strings.Repeat(" ", col-1), msg)
-	} else {
+	fmt.Fprintf(b, "%s | %s\n", num, src)
+	switch {
+	case col > 0:
+		fmt.Fprintf(b, "%s | %s^ %s\n", pad, strings.Repeat(" ", caretOffset(src, col)), msg)
+	case msg == "":
+		fmt.Fprintf(b, "%s | \n", pad)
+	default:
 		fmt.Fprintf(b, "%s |  %s\n", pad, msg)
 	}
 	fmt.Fprintf(b, "%s |\n", pad)
+}
+
+// caretOffset is how far the official renderer (annotate-snippets) indents the
+// caret of 1-based column col: the display width of the characters before it,
+// a wide East Asian character counting 2 and a tab or other control or
+// combining character 0; past the end of the line, one per column.
+func caretOffset(src string, col int) int {
+	n, off := 0, 0
+	for _, r := range src {
+		if n == col-1 {
+			return off
+		}
+		n++
+		off += runeWidth(r)
+	}
+	return off + col - 1 - n
+}
+
+func runeWidth(r rune) int {
+	switch {
+	case r < 0x20 || (r >= 0x7f && r < 0xa0):
+		return 0
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		return 0
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
 }

@@ -108,3 +108,23 @@ func TestPackageWithoutFilesUsesKclModProfile(t *testing.T) {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// The caret sits under the column as the official renderer draws it: wide
+// East Asian characters take two cells, a tab none; a message-less error
+// (a bare assert) leaves the label line empty. Each want is what 0.12.1 prints.
+func TestCaretColumnsRenderLikeTheOfficialCLI(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"schema P:\n    a: str\n    port: int\n\np = P {a = \"名前\", port = \"x\"}\n",
+			"5 | p = P {a = \"名前\", port = \"x\"}\n  |                    ^ expected int, got str(x)\n"},
+		{"if True:\n    a = 1\n\tb = 2\n",
+			"3 | \tb = 2\n  | ^ inconsistent use of tabs and spaces in indentation\n"},
+		{"x = 1\nassert x > 1\n",
+			"2 | assert x > 1\n  | \n  |\n"},
+	} {
+		dir := writeFiles(t, map[string]string{"main.k": c.src})
+		code, _, errOut := runIn(t, dir, "run", "main.k")
+		if code != 1 || !strings.Contains(errOut, c.want) {
+			t.Errorf("program:\n%s--- stderr:\n%s--- want it to contain:\n%s", c.src, errOut, c.want)
+		}
+	}
+}

@@ -12,7 +12,7 @@ import (
 // and runs the static pass over them before anything is evaluated, as the
 // official engine does: a program it refuses is refused before it prints.
 func (in *Interp) resolveProgram(mainPkg *pkgState) error {
-	prog := &resolve.Program{Packages: map[string]*resolve.Package{}}
+	prog := &resolve.Program{Packages: map[string]*resolve.Package{}, MainVariant: strings.Join(in.cfg.Overrides, "\x00")}
 	pkgs := map[*pkgState]*resolve.Package{}
 	var queue []*pkgState
 	get := func(p *pkgState) *resolve.Package {

@@ -84,3 +84,85 @@ func cachePut(key string, pi *pkgInfo) {
 	}
 	pkgCache.m[key] = pi
 }
+
+// A warm compile is mostly a repeat: the compiler service runs the same
+// artifact again and again, so the main package is the same parsed modules
+// (the parse cache hands out one *syntax.Module per content) with bodies
+// rewritten the same way (merging of `name: Schema {}` declarations depends
+// only on the modules; -O specs are Program.MainVariant). The diagnostics of
+// such a program are those of its first check and are reused whole.
+
+const maxCachedPrograms = 1024
+
+type programEntry struct {
+	diags []*Diagnostic
+	// modules keeps the keyed modules alive: a key holds their addresses,
+	// which must not be reused by other modules while the entry exists.
+	modules []*syntax.Module
+}
+
+var programCache = struct {
+	sync.Mutex
+	m map[string]*programEntry
+}{m: map[string]*programEntry{}}
+
+// mainCacheKey names the whole program by the main package's modules,
+// whether its bodies were rewritten, its variant and the keys of its imports
+// (which name the imported packages' modules, recursively); "" when the
+// program has no stable key (an import cycle, a file without a module).
+func mainCacheKey(prog *Program, keys map[*Package]string) string {
+	var b strings.Builder
+	b.WriteString(prog.Main.Path)
+	for _, f := range prog.Main.Files {
+		if f.Module == nil {
+			return ""
+		}
+		same := len(f.Body) == len(f.Module.Body) && (len(f.Body) == 0 || &f.Body[0] == &f.Module.Body[0])
+		fmt.Fprintf(&b, "|%p:%t", f.Module, same)
+		for _, st := range f.Body {
+			imp, ok := st.(*syntax.ImportStmt)
+			if !ok || f.Imports[imp] == nil {
+				continue
+			}
+			dk := keys[f.Imports[imp]]
+			if dk == "" {
+				return ""
+			}
+			fmt.Fprintf(&b, "(%s)", dk)
+		}
+	}
+	b.WriteString("\x00")
+	b.WriteString(prog.MainVariant)
+	return b.String()
+}
+
+func programCacheGet(key string) ([]*Diagnostic, bool) {
+	if key == "" {
+		return nil, false
+	}
+	programCache.Lock()
+	defer programCache.Unlock()
+	e, ok := programCache.m[key]
+	if !ok {
+		return nil, false
+	}
+	return append([]*Diagnostic(nil), e.diags...), true
+}
+
+func programCachePut(key string, prog *Program, diags []*Diagnostic) {
+	if key == "" {
+		return
+	}
+	e := &programEntry{diags: append([]*Diagnostic(nil), diags...)}
+	for _, p := range prog.Packages {
+		for _, f := range p.Files {
+			e.modules = append(e.modules, f.Module)
+		}
+	}
+	programCache.Lock()
+	defer programCache.Unlock()
+	if len(programCache.m) >= maxCachedPrograms {
+		programCache.m = map[string]*programEntry{}
+	}
+	programCache.m[key] = e
+}

@@ -28,6 +28,10 @@ type Program struct {
 	Main *Package
 	// Packages holds every package by path, the main one included.
 	Packages map[string]*Package
+	// MainVariant names what, besides its files' content, rewrote the main
+	// package's bodies (the -O specs); the check of an unchanged program is
+	// reused only for the same variant.
+	MainVariant string
 }
 
 // Package is one KCL package.
@@ -72,8 +76,12 @@ const maxDiagnostics = 100
 // Check resolves a program and returns its diagnostics in the order the
 // official resolver finds them (imported packages before their importers).
 func Check(prog *Program) []*Diagnostic {
-	r := &resolver{prog: prog, infos: map[string]*pkgInfo{}}
 	keys := cacheKeys(prog)
+	mainKey := mainCacheKey(prog, keys)
+	if diags, ok := programCacheGet(mainKey); ok {
+		return diags
+	}
+	r := &resolver{prog: prog, infos: map[string]*pkgInfo{}}
 	fresh := map[string]bool{}
 	for _, p := range sortedPackages(prog) {
 		if p != prog.Main {
@@ -93,6 +101,7 @@ func Check(prog *Program) []*Diagnostic {
 			cachePut(keys[p], r.infos[p.Path])
 		}
 	}
+	programCachePut(mainKey, prog, r.diags)
 	return r.diags
 }
 

@@ -227,7 +227,7 @@ func parseCached(filename string, src []byte, id fileIdentity, hasID bool) (*syn
 	if err != nil {
 		var se *syntax.Error
 		if errors.As(err, &se) {
-			return nil, &Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos}
+			return nil, syntaxError(se)
 		}
 		return nil, err
 	}

@@ -90,7 +90,7 @@ func locate(err error, pos syntax.Position) error {
 	}
 	var se *syntax.Error
 	if errors.As(err, &se) {
-		return &Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos}
+		return syntaxError(se)
 	}
 	return &Error{Kind: value.KindEvaluation, Msg: err.Error(), Pos: pos}
 }
@@ -100,4 +100,14 @@ func locate(err error, pos syntax.Position) error {
 func lineOnly(p syntax.Position) syntax.Position {
 	p.Col = 0
 	return p
+}
+
+// syntaxError is a file's syntax errors as one Error: the first, with the
+// others in Also, since the official engine reports all of them.
+func syntaxError(se *syntax.Error) *Error {
+	e := &Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos}
+	for _, r := range se.Rest {
+		e.Also = append(e.Also, &Error{Kind: r.Kind, Msg: r.Msg, Pos: r.Pos})
+	}
+	return e
 }

@@ -54,6 +54,9 @@ var errorCodes = map[string]string{
 	"InvalidFormatSpecError": "E2L23",
 }
 
+// syntaxKinds are the kinds of the parser's errors.
+var syntaxKinds = map[string]bool{"InvalidSyntax": true, "TabError": true, "IndentationError": true}
+
 // renderDiagnostic prints an error like the official CLI: header, location,
 // the source line and the message under a caret.
 func renderDiagnostic(e *kcl.Error, workDir string) string {
@@ -73,7 +76,12 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 		b.WriteString("\n")
 		return b.String()
 	}
-	writeSnippet(&b, workDir, e.File, e.Line, e.Col, e.Message)
+	col := e.Col
+	if col == 1 && syntaxKinds[e.Kind] {
+		// The official parser's diagnostics draw no caret at column 1.
+		col = 0
+	}
+	writeSnippet(&b, workDir, e.File, e.Line, col, e.Message)
 	for _, l := range e.Labels {
 		if l.File == "" || l.Line <= 0 {
 			continue

@@ -128,3 +128,32 @@ func TestCaretColumnsRenderLikeTheOfficialCLI(t *testing.T) {
 		}
 	}
 }
+
+// Every syntax error of a file is reported, in source order, and the parser's
+// errors draw no caret at column 1. Each want is what 0.12.1 prints.
+func TestAllSyntaxErrorsAreReported(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want []string
+	}{
+		{"schema A:\n    a: int\n   b: int\n  c: int\n", []string{
+			"3 |    b: int\n  |    ^ invalid indentation with 3 spaces, try to align indents by adding or removing spaces\n",
+			"4 |   c: int\n  |   ^ invalid indentation with 2 spaces, try to align indents by adding or removing spaces\n",
+		}},
+		{"x = 1\n)\n", []string{
+			"2 | )\n  |  error nesting on close paren\n",
+			"2 | )\n  |  unexpected token ')'\n",
+		}},
+	} {
+		dir := writeFiles(t, map[string]string{"main.k": c.src})
+		code, _, errOut := runIn(t, dir, "run", "main.k")
+		rest := errOut
+		for _, w := range c.want {
+			i := strings.Index(rest, w)
+			if code != 1 || i < 0 {
+				t.Fatalf("program:\n%s--- stderr:\n%s--- want, in order:\n%s", c.src, errOut, strings.Join(c.want, ""))
+			}
+			rest = rest[i+len(w):]
+		}
+	}
+}

@@ -53,6 +53,11 @@ type Options struct {
 	PolicyChanges int
 	// SourceChanges is how many sources get a new artifact revision one after the other.
 	SourceChanges int
+	// Burst is how many KCLRuns one namespace changes at once beside a quiet
+	// tenant's single change (fair turns); 0 skips the scenario.
+	Burst int
+	// BurstRounds is how many bursts are measured, one quiet change each.
+	BurstRounds int
 	// SteadyWindow is the quiet window measured; 0 skips it.
 	SteadyWindow time.Duration
 
@@ -115,6 +120,8 @@ func DefaultOptions() Options {
 		BinDir:           "bin",
 		PolicyChanges:    100,
 		SourceChanges:    50,
+		Burst:            1000,
+		BurstRounds:      10,
 		SteadyWindow:     10 * time.Minute,
 		ScaleOutWorkers:  []int{1, 2, 4},
 		ScaleOutCompiles: 1000,

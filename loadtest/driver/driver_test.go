@@ -55,6 +55,7 @@ func TestSmoke(t *testing.T) {
 	opts.Sizes = []int{20}
 	opts.Mode = driver.ModeInProcess
 	opts.PolicyChanges, opts.SourceChanges = 5, 5
+	opts.Burst, opts.BurstRounds = 20, 2
 	opts.SteadyWindow = 2 * time.Second
 	opts.ScaleOutWorkers, opts.ScaleOutCompiles, opts.ScaleOutInProcess = []int{1, 2}, 16, true
 	opts.Faults, opts.FaultOutage, opts.FaultChanges = []string{driver.FaultArtifactServer}, time.Second, 3
@@ -77,6 +78,9 @@ func TestSmoke(t *testing.T) {
 	}
 	if len(s.Source.Samples) != 5 || s.Source.Missed != 0 {
 		t.Errorf("source changes: %d arrived, %d missed, want 5 and 0", len(s.Source.Samples), s.Source.Missed)
+	}
+	if b := s.Burst; b == nil || len(b.Quiet.Samples) != 2 || b.Quiet.Missed != 0 || len(b.BurstSeconds) != 2 {
+		t.Errorf("burst: %+v, want 2 rounds, each quiet change and burst applied", b)
 	}
 	if b := s.BadInput; b == nil || b.HealthyReady != 20 {
 		t.Errorf("bad input: %+v, want 20 healthy KCLRuns Ready beside the broken ones", b)

@@ -143,6 +143,12 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 		return fs, err
 	}
 	d.logf("N=%d: new revision → ConfigMap p50 %.0fms p99 %.0fms (%d missed)", n, size.Source.P50*1000, size.Source.P99*1000, size.Source.Missed)
+	if d.opts.Burst > 0 && d.opts.BurstRounds > 0 {
+		if size.Burst, err = d.burst(ctx, cl.client, ts, images, revisions); err != nil {
+			return fs, fmt.Errorf("burst: %w", err)
+		}
+		d.logf("N=%d: quiet change beside a burst of %d: p50 %.0fms p99 %.0fms (%d missed)", n, d.opts.Burst, size.Burst.Quiet.P50*1000, size.Burst.Quiet.P99*1000, size.Burst.Quiet.Missed)
+	}
 	if d.opts.SteadyWindow > 0 {
 		d.logf("N=%d: steady state for %s", n, d.opts.SteadyWindow)
 		if size.Steady, err = d.steady(ctx, cl, ctrl); err != nil {

@@ -54,6 +54,8 @@ type Size struct {
 	Policy Latency `json:"policyLatency"`
 	Source Latency `json:"sourceLatency"`
 	Steady *Steady `json:"steady,omitempty"`
+	// Burst is the quiet tenant's change beside another namespace's burst.
+	Burst *Burst `json:"burst,omitempty"`
 
 	// Memory is the peak RSS (VmHWM) of each flux-kcl-controller process, and of the
 	// apiserver and etcd, at the end of the KCL scenarios.
@@ -224,6 +226,16 @@ func NewLatency(samples []float64, missed int) Latency {
 func quantile(sorted []float64, q float64) float64 {
 	i := int(float64(len(sorted))*q+0.999999) - 1
 	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// Burst is the fair-turns scenario: one namespace changes Size KCLRuns at
+// once (one shared source) and, a second later, a quiet tenant changes one.
+type Burst struct {
+	Size int `json:"size"`
+	// Quiet is the quiet tenant's ImagePolicy write → its Deployment, one sample per round.
+	Quiet Latency `json:"quiet"`
+	// BurstSeconds is each round's source write → the whole burst applied.
+	BurstSeconds []float64 `json:"burstSeconds"`
 }
 
 // Steady is a window with nothing changing.
@@ -420,6 +432,14 @@ func (r *Report) PrintTable(w io.Writer) {
 			fmt.Fprintf(w, "\npeak RSS at N=%d:", s.N)
 			for _, name := range sortedKeys(s.Memory) {
 				fmt.Fprintf(w, " %s %s MiB;", name, mib(s.Memory[name].PeakBytes))
+			}
+			fmt.Fprintln(w)
+		}
+		if b := s.Burst; b != nil {
+			fmt.Fprintf(w, "quiet tenant's change beside a burst of %d KCLRuns in one namespace at N=%d, over %d rounds: p50 %.0f ms, p99 %.0f ms%s; each burst applied in (s):",
+				b.Size, s.N, len(b.BurstSeconds), b.Quiet.P50*1000, b.Quiet.P99*1000, missed(b.Quiet))
+			for _, sec := range b.BurstSeconds {
+				fmt.Fprintf(w, " %.1f", sec)
 			}
 			fmt.Fprintln(w)
 		}

@@ -420,6 +420,11 @@ func (in *Interp) execImport(f *fileUnit, s *syntax.ImportStmt) error {
 
 // loadImport finds and parses the package an import path names.
 func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkgState, error) {
+	// Plugins are not supported: any kcl_plugin.* import fails, whatever is on
+	// disk, with the official engine's words for a disabled plugin mode.
+	if strings.HasPrefix(raw, "kcl_plugin.") {
+		return nil, errorAt(pos, KindCannotFindModule, "the plugin package `%s` is not found, please confirm if plugin mode is enabled", raw)
+	}
 	var dir, pkgPath string
 	switch {
 	case strings.HasPrefix(raw, "."):

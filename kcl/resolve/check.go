@@ -754,7 +754,7 @@ func (r *resolver) configEntries(items []*syntax.ConfigEntry) {
 		case *syntax.Subscript:
 			// `arr[0] = v` edits the list attribute arr; any other
 			// subscript key is an expression.
-			if _, ok := k.Index.(*syntax.NumberLit); !ok {
+			if !numberIndex(k.Index) {
 				r.expr(k)
 			}
 		default:

@@ -227,7 +227,9 @@ func parseCached(filename string, src []byte, id fileIdentity, hasID bool) (*syn
 	if err != nil {
 		var se *syntax.Error
 		if errors.As(err, &se) {
-			return nil, syntaxError(se)
+			// The partial module goes on to the static pass, whose errors
+			// the official engine reports after the syntax errors.
+			return m, syntaxError(se)
 		}
 		return nil, err
 	}

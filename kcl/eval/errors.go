@@ -111,3 +111,11 @@ func syntaxError(se *syntax.Error) *Error {
 	}
 	return e
 }
+
+func (e *Error) isSyntax() bool {
+	switch e.Kind {
+	case syntax.KindInvalidSyntax, syntax.KindTabError, syntax.KindIndentationError:
+		return true
+	}
+	return false
+}

@@ -49,6 +49,10 @@ type Interp struct {
 	// expressions being evaluated: required attributes are checked only on
 	// top-level instances.
 	schemaStack, exprStack int
+	// syntaxErrs are the syntax errors of the files loaded so far, one
+	// Error per file.
+	syntaxErrs    []*Error
+	collectSyntax bool
 	// nextCfgExpr hands the config literal of a schema expression to instantiate.
 	nextCfgExpr *syntax.ConfigExpr
 	// curPos is the official runtime's "current position": the statement or
@@ -118,7 +122,13 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 	if in.thread.Options == nil {
 		in.thread.Options = cfg.Options
 	}
+	// Syntax errors of the files loaded before evaluation are collected, and
+	// reported with the static pass's errors.
+	in.collectSyntax = true
 	mainPkg, err := in.loadMain()
+	if err == nil && len(in.syntaxErrs) > 0 {
+		err = in.syntaxFailure(mainPkg, nil, true)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +136,12 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 	if err := in.applyOverrides(mainPkg); err != nil {
 		return nil, err
 	}
-	if err := in.resolveProgram(mainPkg); err != nil {
+	err = in.resolveGuarded(mainPkg)
+	in.collectSyntax = false
+	if len(in.syntaxErrs) > 0 {
+		err = in.syntaxFailure(mainPkg, err, false)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if err := in.evalPackage(mainPkg); err != nil {
@@ -225,6 +240,13 @@ func (in *Interp) addFile(p *pkgState, path string) error {
 	m, err := in.sb.parse(path)
 	if errors.Is(err, errSourceUnreadable) {
 		return &Error{Kind: KindCannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s from %s", filepath.Base(path), path)}
+	}
+	var se *Error
+	if errors.As(err, &se) && m != nil && se.isSyntax() && in.collectSyntax {
+		// Loading goes on with what was parsed: the program is refused
+		// after the static pass has run, as in 0.12.1.
+		in.syntaxErrs = append(in.syntaxErrs, se)
+		err = nil
 	}
 	if err != nil {
 		return err

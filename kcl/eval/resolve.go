@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/modules"
@@ -73,4 +74,42 @@ func diagnosticError(d *resolve.Diagnostic) *Error {
 		e.Labels = append(e.Labels, Label{Pos: m.Pos, Msg: m.Msg})
 	}
 	return e
+}
+
+// syntaxFailure is the error of a program with syntax errors: all of them,
+// then what the static pass found in the partial modules (the official engine
+// reports both), resolveErr. It runs the static pass itself when resolveErr
+// is nil and run is set; a static pass that cannot cope with a partial module
+// adds nothing.
+func (in *Interp) syntaxFailure(mainPkg *pkgState, resolveErr error, run bool) (err error) {
+	var rerr *Error
+	if run && resolveErr == nil {
+		resolveErr = in.resolveGuarded(mainPkg)
+	}
+	first := in.syntaxErrs[0]
+	for _, e := range in.syntaxErrs[1:] {
+		first.Also = append(first.Also, e)
+		first.Also = append(first.Also, e.Also...)
+		e.Also = nil
+	}
+	if errors.As(resolveErr, &rerr) && !rerr.isSyntax() {
+		first.Also = append(first.Also, rerr)
+		first.Also = append(first.Also, rerr.Also...)
+		rerr.Also = nil
+	}
+	return first
+}
+
+// resolveGuarded runs the static pass; over partial modules (syntax errors
+// already found) a failure of the pass itself is no error of the program.
+func (in *Interp) resolveGuarded(mainPkg *pkgState) (err error) {
+	defer func() {
+		if len(in.syntaxErrs) == 0 {
+			return
+		}
+		if r := recover(); r != nil {
+			err = nil
+		}
+	}()
+	return in.resolveProgram(mainPkg)
 }

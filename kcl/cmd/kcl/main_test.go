@@ -144,8 +144,21 @@ func TestAllSyntaxErrorsAreReported(t *testing.T) {
 			"2 | )\n  |  error nesting on close paren\n",
 			"2 | )\n  |  unexpected token ')'\n",
 		}},
+		// The static pass runs on what was parsed; its errors follow.
+		{"x = 1 +\ny = missing\n", []string{
+			"1 | x = 1 +\n  |       ^ expected one of [\"identifier\", \"literal\", \"(\", \"[\", \"{\"] got newline\n",
+			"error[E2L23]: CompileError\n",
+			"2 | y = missing\n  |     ^ name 'missing' is not defined\n",
+		}},
+		// So for an imported package's file.
+		{"import pkg\n\nx = pkg.b\n", []string{
+			"3 |    b: int\n  |    ^ invalid indentation with 3 spaces, try to align indents by adding or removing spaces\n",
+			"4 |   c: int\n  |   ^ invalid indentation with 2 spaces, try to align indents by adding or removing spaces\n",
+			"error[E2G22]: TypeError\n",
+			"3 | x = pkg.b\n  |     ^ attribute 'b' not found in 'module 'pkg''\n",
+		}},
 	} {
-		dir := writeFiles(t, map[string]string{"main.k": c.src})
+		dir := writeFiles(t, map[string]string{"main.k": c.src, "pkg/lib.k": "schema A:\n    a: int\n   b: int\n  c: int\n"})
 		code, _, errOut := runIn(t, dir, "run", "main.k")
 		rest := errOut
 		for _, w := range c.want {

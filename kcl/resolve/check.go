@@ -289,6 +289,10 @@ func (r *resolver) stmt(s syntax.Stmt) {
 				r.configKeys(si, cfg, 0)
 				r.configTypes(si, cfg.Items, nil, 0)
 			}
+		} else if cfg := unionedConfig(s.Value); cfg != nil {
+			if si := r.schemaOf(r.pkg, s.Ty); si != nil {
+				r.configTypes(si, cfg.Items, nil, 0)
+			}
 		}
 		if s.Value != nil && s.Op == syntax.AugAssign && r.schema != nil && s.Name != nil {
 			if want, decl := r.attrType(r.schema, s.Name.Value); decl == s {
@@ -578,6 +582,7 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.expr(e.Orelse)
 	case *syntax.SelectorExpr:
 		r.expr(e.Value)
+		r.constantAttr(e)
 	case *syntax.CallExpr:
 		r.expr(e.Func)
 		r.exprs(e.Args)
@@ -704,6 +709,7 @@ func (r *resolver) generators(gens []*syntax.CompClause, sc *scope) {
 			continue
 		}
 		r.expr(g.Iter)
+		r.iterable(g.Iter)
 		r.loopVariables(g.Targets, true)
 		for _, t := range g.Targets {
 			if t != nil && len(t.Names) > 0 {
@@ -798,4 +804,45 @@ func allStr(ts []*typ) bool {
 		}
 	}
 	return true
+}
+
+// constantAttr reports an attribute read from a literal constant (None.x,
+// True.x), which the official resolver types and refuses, `?.` included.
+func (r *resolver) constantAttr(e *syntax.SelectorExpr) {
+	c, ok := e.Value.(*syntax.NameConstantLit)
+	if !ok || e.Attr == nil || len(e.Attr.Names) == 0 {
+		return
+	}
+	var in string
+	switch c.Value {
+	case syntax.None, syntax.Undefined:
+		in = "NoneType"
+	case syntax.True:
+		in = "bool(True)"
+	case syntax.False:
+		in = "bool(False)"
+	default:
+		return
+	}
+	r.report(KindType, e.Attr.Pos(), "attribute '%s' not found in '%s'", e.Attr.Names[0].Value, in)
+}
+
+// iterable reports a comprehension over a value whose type cannot be
+// iterated (None, a bool or a number), as the official resolver does.
+func (r *resolver) iterable(e syntax.Expr) {
+	if e == nil {
+		return
+	}
+	var name string
+	if n, ok := e.(*syntax.NumberLit); ok && n.BinarySuffix != "" {
+		name = "number_multiplier(" + n.Raw + ")"
+	} else {
+		switch t := r.exprType(e, 0); t.kind {
+		case tNone, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat:
+			name = t.String()
+		default:
+			return
+		}
+	}
+	r.report(KindCompile, e.Pos(), "'%s' object is not iterable", name)
 }

@@ -353,6 +353,10 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 					r.configKeys(si, cfg, 0)
 					r.configTypes(si, cfg.Items, nil, 0)
 				}
+			} else if cfg := unionedConfig(s.Value); cfg != nil {
+				if si := r.schemaOf(r.pkg, s.Ty); si != nil {
+					r.configTypes(si, cfg.Items, nil, 0)
+				}
 			}
 			want := r.fromSyntax(r.pkg, s.Ty, 0)
 			r.mustAssign(got, want, t.Pos(), nil)
@@ -367,6 +371,8 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 			pos := t.Pos()
 			if cfg, ok := s.Value.(*syntax.ConfigExpr); ok && want.kind == tDict {
 				r.dictEntriesAt(want, cfg, nil, &pos, 0)
+			} else if cfg := unionedConfig(s.Value); cfg != nil && want.kind == tSchema {
+				r.configTypes(want.schema, cfg.Items, nil, 0)
 			}
 			r.mustAssign(got, want, pos, nil)
 			return
@@ -459,4 +465,16 @@ func (r *resolver) schemaValue(want *typ, v syntax.Expr) {
 	}
 	r.configKeys(want.schema, cfg, 0)
 	r.configTypes(want.schema, cfg.Items, nil, 0)
+}
+
+// unionedConfig is the dict literal of `value | {...}`: stored where a
+// schema is expected, the official resolver checks its entries' values
+// against the schema's attributes, as those of a plain literal.
+func unionedConfig(v syntax.Expr) *syntax.ConfigExpr {
+	b, ok := v.(*syntax.BinaryExpr)
+	if !ok || b.Op != syntax.BitOr {
+		return nil
+	}
+	cfg, _ := b.Right.(*syntax.ConfigExpr)
+	return cfg
 }

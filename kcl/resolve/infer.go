@@ -109,12 +109,42 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		return r.identType(e)
 	case *syntax.SchemaExpr:
 		return r.instanceOf(e.Name)
+	case *syntax.Compare:
+		return boolT
+	case *syntax.BinaryExpr:
+		return arithmeticResult(e.Op, r.exprType(e.Left, depth+1), r.exprType(e.Right, depth+1))
 	case *syntax.CallExpr:
 		if id, ok := e.Func.(*syntax.Identifier); ok {
+			if t := r.builtinResult(id); t != nil {
+				return t
+			}
 			return r.instanceOf(id)
 		}
 	}
 	return anyT
+}
+
+// builtinResults are the official return types of the builtins that have
+// one other than any.
+var builtinResults = map[string]*typ{
+	"len": intT, "ord": intT, "int": intT,
+	"str": strT, "hex": strT, "bin": strT, "oct": strT, "typeof": strT,
+	"float": floatT,
+	"bool":  boolT, "isunique": boolT, "multiplyof": boolT, "isnullish": boolT, "all_true": boolT, "any_true": boolT,
+	"sorted": {kind: tList, elem: anyT},
+}
+
+// builtinResult is the result type of a call of a builtin that no name of
+// the program shadows; nil otherwise.
+func (r *resolver) builtinResult(id *syntax.Identifier) *typ {
+	if len(id.Names) != 1 || r.shadowed(id) {
+		return nil
+	}
+	name := id.Names[0].Value
+	if r.pkg != nil && r.pkg.globals[name] != nil {
+		return nil
+	}
+	return builtinResults[name]
 }
 
 // instanceOf is the type of an instance of the schema a name denotes.
@@ -477,4 +507,27 @@ func unionedConfig(v syntax.Expr) *syntax.ConfigExpr {
 	}
 	cfg, _ := b.Right.(*syntax.ConfigExpr)
 	return cfg
+}
+
+// arithmeticResult is the official static type of an arithmetic operation
+// on numbers or strings: ints give int (`/` included: 1 / 2 is typed int,
+// though it evaluates to 0.5), a float operand gives float, + of strings
+// str; anything else is left to run time.
+func arithmeticResult(op syntax.BinOp, l, rt *typ) *typ {
+	switch {
+	case l.isIntKind() && rt.isIntKind():
+		switch op {
+		case syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.Mod, syntax.Pow, syntax.FloorDiv,
+			syntax.LShift, syntax.RShift, syntax.BitXor, syntax.BitAnd:
+			return intT
+		}
+	case l.isNumber() && rt.isNumber():
+		switch op {
+		case syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.Mod, syntax.Pow, syntax.FloorDiv:
+			return floatT
+		}
+	case l.isStrKind() && rt.isStrKind() && op == syntax.Add:
+		return strT
+	}
+	return anyT
 }

@@ -27,6 +27,7 @@ func (in *Interp) resolveProgram(mainPkg *pkgState) error {
 		return rp
 	}
 	prog.Main = get(mainPkg)
+	edges := map[*pkgState][]importEdge{}
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
@@ -54,8 +55,12 @@ func (in *Interp) resolveProgram(mainPkg *pkgState) error {
 					return err
 				}
 				rf.Imports[imp] = get(dep)
+				edges[p] = append(edges[p], importEdge{stmt: imp, to: dep})
 			}
 		}
+	}
+	if err := importCycle(mainPkg, edges); err != nil {
+		return err
 	}
 	diags := resolve.Check(prog)
 	if len(diags) == 0 {
@@ -112,4 +117,68 @@ func (in *Interp) resolveGuarded(mainPkg *pkgState) (err error) {
 		}
 	}()
 	return in.resolveProgram(mainPkg)
+}
+
+type importEdge struct {
+	stmt *syntax.ImportStmt
+	to   *pkgState
+}
+
+// importCycle reports the first cycle of imports found from the main package,
+// as the official loader and resolver do: the loader's message listing the
+// files of the cycle (last package first), then, at the import of each
+// package of the cycle that leads to the next, "There is a circular reference
+// between modules ..." (none for a package importing itself).
+func importCycle(mainPkg *pkgState, edges map[*pkgState][]importEdge) error {
+	onStack := map[*pkgState]int{}
+	done := map[*pkgState]bool{}
+	var stack []*pkgState
+	var cycle []*pkgState
+	var visit func(p *pkgState) bool
+	visit = func(p *pkgState) bool {
+		onStack[p] = len(stack)
+		stack = append(stack, p)
+		for _, e := range edges[p] {
+			if i, ok := onStack[e.to]; ok {
+				cycle = append([]*pkgState(nil), stack[i:]...)
+				return true
+			}
+			if !done[e.to] && visit(e.to) {
+				return true
+			}
+		}
+		stack = stack[:len(stack)-1]
+		delete(onStack, p)
+		done[p] = true
+		return false
+	}
+	if !visit(mainPkg) {
+		return nil
+	}
+	var msg strings.Builder
+	msg.WriteString("Could not compiles due to cyclic import statements")
+	for i := len(cycle) - 1; i >= 0; i-- {
+		for _, f := range cycle[i].files {
+			msg.WriteString("\n- " + f.path)
+		}
+	}
+	first := &Error{Kind: KindRecursiveLoad, Msg: msg.String()}
+	if len(cycle) < 2 {
+		return first
+	}
+	names := make([]string, len(cycle))
+	for i, p := range cycle {
+		names[i] = p.path
+	}
+	text := "There is a circular reference between modules " + strings.Join(names, ", ")
+	for i, p := range cycle {
+		next := cycle[(i+1)%len(cycle)]
+		for _, e := range edges[p] {
+			if e.to == next {
+				first.Also = append(first.Also, errorAt(e.stmt.Pos(), KindCompile, "%s", text))
+				break
+			}
+		}
+	}
+	return first
 }

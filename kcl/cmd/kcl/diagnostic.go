@@ -70,10 +70,18 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 		kind = "EvaluationError"
 	}
 	var b strings.Builder
+	if e.Kind == "RecursiveLoad" && e.File == "" {
+		// The loader's cyclic-import error reaches the official CLI as a
+		// run-time error's text, under both headers.
+		code, kind = "E3M38", "error[E1001]: RecursiveLoad"
+	}
 	fmt.Fprintf(&b, "error[%s]: %s\n", code, kind)
 	if e.File == "" || e.Line <= 0 {
 		b.WriteString(e.Message)
 		b.WriteString("\n")
+		for _, a := range e.Also {
+			b.WriteString(renderDiagnostic(a, workDir))
+		}
 		return b.String()
 	}
 	col := e.Col

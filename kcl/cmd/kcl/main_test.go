@@ -170,3 +170,23 @@ func TestAllSyntaxErrorsAreReported(t *testing.T) {
 		}
 	}
 }
+
+// A cycle of imports is refused before anything runs, with the loader's text
+// and an error at each import of the cycle, as 0.12.1 prints them.
+func TestImportCycleRendersLikeTheOfficialCLI(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.k": "import a\nz = a.x\n",
+		"a/a.k":  "import b\nx = 1\n",
+		"b/b.k":  "import a\ny = 1\n",
+	})
+	code, _, errOut := runIn(t, dir, "run", "main.k")
+	want := "error[E3M38]: error[E1001]: RecursiveLoad\nCould not compiles due to cyclic import statements\n" +
+		"- " + filepath.Join(dir, "b/b.k") + "\n- " + filepath.Join(dir, "a/a.k") + "\n" +
+		"error[E2L23]: CompileError\n --> " + filepath.Join(dir, "a/a.k") + ":1:1\n  |\n1 | import b\n" +
+		"  | ^ There is a circular reference between modules a, b\n  |\n" +
+		"error[E2L23]: CompileError\n --> " + filepath.Join(dir, "b/b.k") + ":1:1\n  |\n1 | import a\n" +
+		"  | ^ There is a circular reference between modules a, b\n  |\n"
+	if code != 1 || errOut != want {
+		t.Fatalf("code %d, stderr:\n%s--- want:\n%s", code, errOut, want)
+	}
+}

@@ -96,7 +96,9 @@ func (in *Interp) evalCall(e *env, x *syntax.CallExpr) (value.Value, error) {
 
 // bindParams binds call arguments to parameters, evaluating defaults in the
 // definition environment and converting typed parameters.
-func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value.Value, kwargs []value.KV, pos syntax.Position) (map[string]value.Value, error) {
+// A parameter with no argument and no default is an error, or None when
+// missingNone (a schema instantiated by a type conversion, as in 0.12.1).
+func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value.Value, kwargs []value.KV, pos syntax.Position, missingNone bool) (map[string]value.Value, error) {
 	vars := make(map[string]value.Value, len(params.Args))
 	for _, kw := range kwargs {
 		known := false
@@ -133,6 +135,8 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 					return nil, err
 				}
 				v = dv
+			} else if missingNone {
+				v = value.None
 			} else {
 				return nil, &Error{Kind: KindCompile, Pos: pos, Msg: fmt.Sprintf("expected %d positional %s, found %d", len(params.Args), plural(len(params.Args), "argument"), len(args))}
 			}
@@ -172,7 +176,7 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	vars := map[string]value.Value{}
 	if x.Args != nil {
 		var err error
-		vars, err = in.bindParams(lf.env, x.Args, args, kwargs, x.Pos())
+		vars, err = in.bindParams(lf.env, x.Args, args, kwargs, x.Pos(), false)
 		if err != nil {
 			return nil, err
 		}

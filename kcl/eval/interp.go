@@ -63,6 +63,9 @@ type Interp struct {
 	// nextOrigin hands instantiate the position an instance re-run by a union
 	// was first made at, which it keeps.
 	nextOrigin syntax.Position
+	// nextConverted tells instantiate the instance comes from a type
+	// conversion (see instanceMeta.converted).
+	nextConverted bool
 	// checkPos is where the instance whose checks run was created.
 	checkPos syntax.Position
 	// currentPkg is the package whose statement runs now.

@@ -11,6 +11,8 @@ import (
 
 // schemaFrame is one schema instance under construction.
 type schemaFrame struct {
+	// converted: see instanceMeta.converted.
+	converted bool
 	// cfgExpr is the config literal the instance was written with, if any,
 	// to locate type errors at the offending entry.
 	cfgExpr *syntax.ConfigExpr
@@ -107,6 +109,7 @@ func (in *Interp) resolveSchemaAt(s *value.Schema, keys []string, pos syntax.Pos
 	}
 	if m, ok := s.Meta.(instanceMeta); ok {
 		in.nextOrigin = m.pos
+		in.nextConverted = m.converted
 	}
 	return in.instantiate(def, cfg, s.Args, s.Kwargs, pos, "")
 }
@@ -122,6 +125,8 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		origin = in.nextOrigin
 	}
 	in.nextOrigin = syntax.Position{}
+	converted := in.nextConverted
+	in.nextConverted = false
 	// Protocols and mixins are instantiated like schemas, as in 0.12.1.
 	if err := in.thread.Enter(); err != nil {
 		return nil, locate(err, pos)
@@ -159,14 +164,14 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	}
 	in.schemaStack++
 	defer func() { in.schemaStack-- }()
-	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config, cfgExpr: cfgExpr}
+	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config, cfgExpr: cfgExpr, converted: converted}
 	// Combined bodies: ancestors first, each followed by its mixins.
 	var refs []stmtRef
 	var envs []*env
 	addBody := func(d *schemaDef, body []syntax.Stmt, params *syntax.Arguments) error {
 		be := &env{file: d.env.file, pkg: d.env.pkg, schema: f}
 		if params != nil {
-			vars, err := in.bindParams(d.env, params, args, kwargs, pos)
+			vars, err := in.bindParams(d.env, params, args, kwargs, pos, f.converted)
 			if err != nil {
 				return err
 			}
@@ -249,7 +254,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			}
 		}
 	}
-	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: instanceMeta{config: config, pos: origin}, Args: args, Kwargs: kwargs}
+	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: instanceMeta{config: config, pos: origin, converted: converted}, Args: args, Kwargs: kwargs}
 	for _, ent := range config.Entries() {
 		inst.ConfigKeys = append(inst.ConfigKeys, ent.Key)
 	}
@@ -494,4 +499,7 @@ func (in *Interp) addRelaxed(f *schemaFrame, key string, pos syntax.Position) er
 type instanceMeta struct {
 	config *value.Dict
 	pos    syntax.Position
+	// converted marks an instance made from a dict by a type conversion,
+	// which binds no arguments: its parameters without default are None.
+	converted bool
 }

@@ -333,6 +333,7 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 		if in.curPos.IsValid() {
 			at = in.curPos
 		}
+		in.nextConverted = true
 		r, err := in.instantiate(def, x, nil, nil, at, in.currentPkg)
 		in.dictConversions--
 		if err != nil {

@@ -111,6 +111,32 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		return r.instanceOf(e.Name)
 	case *syntax.Compare:
 		return boolT
+	case *syntax.UnaryExpr:
+		// The official resolver gives a unary operation its operand's
+		// type: -2 is int(2), not 1 is int(1).
+		if t := r.exprType(e.Operand, depth+1); t.isNumber() || t.kind == tBool || t.kind == tLitBool {
+			return t
+		}
+	case *syntax.ListComp:
+		var el *typ
+		r.withScope(func(sc *scope) {
+			compTargets(e.Generators, sc)
+			el = r.exprType(e.Elt, depth+1)
+		})
+		return &typ{kind: tList, elem: el}
+	case *syntax.DictComp:
+		if e.Entry == nil || e.Entry.Key == nil || e.Entry.Operation != syntax.OpOverride && e.Entry.Operation != syntax.OpUnion {
+			return anyT
+		}
+		var kt, vt *typ
+		r.withScope(func(sc *scope) {
+			compTargets(e.Generators, sc)
+			kt, vt = r.exprType(e.Entry.Key, depth+1), r.exprType(e.Entry.Value, depth+1)
+		})
+		if kt.isAny() || vt.isAny() {
+			return anyT
+		}
+		return &typ{kind: tDict, key: kt, elem: vt}
 	case *syntax.BinaryExpr:
 		return arithmeticResult(e.Op, r.exprType(e.Left, depth+1), r.exprType(e.Right, depth+1))
 	case *syntax.CallExpr:
@@ -118,7 +144,18 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 			if t := r.builtinResult(id); t != nil {
 				return t
 			}
+			if len(id.Names) == 2 && r.nameType(id.Names[0].Value).isStrKind() {
+				if t := strMethodResults[id.Names[1].Value]; t != nil {
+					return t
+				}
+			}
 			return r.instanceOf(id)
+		}
+		if sel, ok := e.Func.(*syntax.SelectorExpr); ok && sel.Attr != nil && len(sel.Attr.Names) == 1 &&
+			r.exprType(sel.Value, depth+1).isStrKind() {
+			if t := strMethodResults[sel.Attr.Names[0].Value]; t != nil {
+				return t
+			}
 		}
 	}
 	return anyT
@@ -530,4 +567,28 @@ func arithmeticResult(op syntax.BinOp, l, rt *typ) *typ {
 		return strT
 	}
 	return anyT
+}
+
+// strMethodResults are the official return types of string methods.
+var strMethodResults = map[string]*typ{
+	"startswith": boolT, "endswith": boolT, "isalnum": boolT, "isalpha": boolT, "isdigit": boolT,
+	"islower": boolT, "isspace": boolT, "istitle": boolT, "isupper": boolT,
+	"count": intT, "find": intT, "index": intT, "rfind": intT, "rindex": intT,
+	"capitalize": strT, "format": strT, "join": strT, "lower": strT, "upper": strT, "lstrip": strT,
+	"rstrip": strT, "strip": strT, "replace": strT, "title": strT, "removeprefix": strT, "removesuffix": strT,
+	"split": {kind: tList, elem: strT}, "rsplit": {kind: tList, elem: strT}, "splitlines": {kind: tList, elem: strT},
+}
+
+// compTargets declares a comprehension's loop variables, which are any.
+func compTargets(gens []*syntax.CompClause, sc *scope) {
+	for _, g := range gens {
+		if g == nil {
+			continue
+		}
+		for _, t := range g.Targets {
+			if t != nil && len(t.Names) > 0 {
+				sc.define(t.Names[0].Value)
+			}
+		}
+	}
 }

@@ -682,6 +682,13 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.expr(e.Lower)
 		r.expr(e.Upper)
 		r.expr(e.Step)
+		if !e.HasQuestion && e.Ctx != syntax.Store {
+			// The official resolver indexes lists, dicts, strings and
+			// schemas only: a union of them (`("a" if c else "b")[0]`) is refused.
+			if t := r.exprType(e.Value, 0); t.kind == tUnion {
+				r.report(KindCompile, e.Pos(), "'%s' object is not subscriptable", t)
+			}
+		}
 	case *syntax.Keyword:
 		r.expr(e.Value)
 	case *syntax.Compare:

@@ -111,6 +111,23 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		return r.instanceOf(e.Name)
 	case *syntax.Compare:
 		return boolT
+	case *syntax.IfExpr:
+		return union([]*typ{r.exprType(e.Body, depth+1), r.exprType(e.Orelse, depth+1)})
+	case *syntax.Subscript:
+		if e.HasQuestion {
+			return anyT
+		}
+		t := r.exprType(e.Value, depth+1)
+		switch {
+		case t.isStrKind():
+			return strT
+		case t.kind == tList && e.Index == nil:
+			return t
+		case t.kind == tList:
+			return t.elem
+		case t.kind == tDict && e.Index != nil:
+			return widen(t.elem)
+		}
 	case *syntax.UnaryExpr:
 		// The official resolver gives a unary operation its operand's
 		// type: -2 is int(2), not 1 is int(1).

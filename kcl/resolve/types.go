@@ -206,7 +206,11 @@ func assignable(t, u *typ) bool {
 		return t.kind == tInt || t.kind == tLitInt || t.kind == tFloat || t.kind == tLitFloat
 	case tStr:
 		return t.kind == tStr || t.kind == tLitStr
-	case tLitBool, tLitInt, tLitStr:
+	case tLitStr:
+		// A str may hold the literal: the official resolver leaves that
+		// to run time (for str only; an int is not an int literal).
+		return t.kind == tStr || t.kind == u.kind && t.lit == u.lit
+	case tLitBool, tLitInt:
 		return t.kind == u.kind && t.lit == u.lit
 	case tList:
 		return t.kind == tList && assignable(t.elem, u.elem)

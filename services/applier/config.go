@@ -29,6 +29,10 @@ type Config struct {
 	EventsAddr string
 	// DefaultServiceAccount is impersonated when a KCLRun names none.
 	DefaultServiceAccount string
+	// DefaultKubeConfigServiceAccount is the ServiceAccount (in the KCLRun's
+	// namespace) whose token a kubeConfig.configMapRef without
+	// serviceAccountName uses, instead of the controller's own identity.
+	DefaultKubeConfigServiceAccount string
 	// NoCrossNamespaceRefs refuses sources and dependencies in other namespaces.
 	NoCrossNamespaceRefs bool
 	// MetricsAddr serves Prometheus metrics on /metrics; empty disables it.
@@ -93,6 +97,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.Concurrent, "concurrent", d.Concurrent, "The number of concurrent KCLRun reconciles.")
 	fs.StringVar(&c.EventsAddr, "events-addr", "", "The address of the events receiver.")
 	fs.StringVar(&c.DefaultServiceAccount, "default-service-account", "", "Default service account used for impersonation.")
+	fs.StringVar(&c.DefaultKubeConfigServiceAccount, "default-kubeconfig-service-account", "", "Default service account (in the object's namespace) whose token a kubeConfig.configMapRef without serviceAccountName uses, instead of the controller's; requires --feature-gates=ObjectLevelWorkloadIdentity=true.")
 	fs.BoolVar(&c.NoCrossNamespaceRefs, "no-cross-namespace-refs", false, "When set to true, references between custom resources are allowed only if the reference and the referee are in the same namespace.")
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", d.MetricsAddr, "The address the metric endpoint binds to.")
 	fs.StringVar(&c.HealthAddr, "health-addr", d.HealthAddr, "The address the health endpoint binds to.")

@@ -167,6 +167,9 @@ func New(cfg Config, deps Deps) (*Service, error) {
 			auth.EnableObjectLevelWorkloadIdentity()
 		}
 	}
+	if err := lockDownKubeConfigIdentity(cfg.DefaultKubeConfigServiceAccount); err != nil {
+		return nil, err
+	}
 	tokens, err := cache.NewTokenCache(tokenCacheSize)
 	if err != nil {
 		return nil, fmt.Errorf("building token cache: %w", err)

@@ -25,7 +25,10 @@ type resolver struct {
 	// has a type here).
 	varTypes    map[string]*typ
 	assignCount map[string]int
-	schemaScope *scope // the scope of the enclosing schema's body
+	// lambdaResults are the annotated return types of the package's
+	// globals first assigned a lambda.
+	lambdaResults map[string]*typ
+	schemaScope   *scope // the scope of the enclosing schema's body
 	// paramTypes are the annotated parameters of the enclosing schema.
 	paramTypes map[string]*typ
 	// globalLambdas are the package's globals assigned a lambda once.
@@ -197,6 +200,7 @@ func (r *resolver) checkBodies(p *Package) {
 	r.assigned = map[string]syntax.Position{}
 	r.varTypes = map[string]*typ{}
 	r.assignCount = map[string]int{}
+	r.lambdaResults = map[string]*typ{}
 	var count func(stmts []syntax.Stmt)
 	count = func(stmts []syntax.Stmt) {
 		for _, s := range stmts {

@@ -166,6 +166,9 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 					return t
 				}
 			}
+			if len(id.Names) == 1 && !r.shadowed(id) && r.lambdaResults[id.Names[0].Value] != nil {
+				return r.lambdaResults[id.Names[0].Value]
+			}
 			return r.instanceOf(id)
 		}
 		if sel, ok := e.Func.(*syntax.SelectorExpr); ok && sel.Attr != nil && len(sel.Attr.Names) == 1 &&
@@ -430,6 +433,9 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 	name := t.Name.Value
 	switch {
 	case r.local == nil && r.schema == nil:
+		if l, ok := s.Value.(*syntax.LambdaExpr); ok && l.ReturnTy != nil && r.lambdaResults[name] == nil {
+			r.lambdaResults[name] = r.fromSyntax(r.pkg, l.ReturnTy, 0)
+		}
 		got := r.exprType(s.Value, 0)
 		if s.Ty != nil {
 			if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {

@@ -12,10 +12,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/mod"
 )
 
 // Program is one `kcl run` invocation.
@@ -27,6 +29,13 @@ type Program struct {
 	Files []string
 	// External maps external package names to absolute directories (-E).
 	External map[string]string
+	// ModPackages are the path dependencies of the program's kcl.mod (import
+	// name to absolute folder). The user entry points (bin/kcl, the compiler,
+	// build) resolve them from kcl.mod; the Go API and the official engine,
+	// which read no kcl.mod dependencies, are given them as -E.
+	ModPackages map[string]string
+	// Profile is the program's kcl.mod [profile] entries, empty without.
+	Profile []string
 	// Args are option() arguments name=value (-D).
 	Args []string
 	// KnownDiff, when not empty, explains why the engine's output still
@@ -36,26 +45,61 @@ type Program struct {
 
 // Options returns the engine options that run the program.
 func (p Program) Options() kcl.Options {
-	return kcl.Options{WorkDir: p.Dir, Files: p.Files, ExternalPkgs: p.External, Arguments: p.Args}
+	return kcl.Options{WorkDir: p.Dir, Files: p.Files, ExternalPkgs: p.allExternal(), Arguments: p.Args}
+}
+
+func (p Program) allExternal() map[string]string {
+	if len(p.ModPackages) == 0 {
+		return p.External
+	}
+	all := map[string]string{}
+	for n, d := range p.ModPackages {
+		all[n] = d
+	}
+	for n, d := range p.External {
+		all[n] = d
+	}
+	return all
 }
 
 // CommandLine returns the program as `kcl run` arguments (after "run"), for
-// the official engine.
+// the official engine: kcl.mod's packages are given with -E.
 func (p Program) CommandLine() []string {
+	return commandLine(p.Files, p.allExternal(), p.Args)
+}
+
+// UserCommandLine returns the program as `kcl run` arguments the way a user
+// types them for bin/kcl, which reads kcl.mod's dependencies itself.
+func (p Program) UserCommandLine() []string {
+	return commandLine(p.Files, p.External, p.Args)
+}
+
+func commandLine(files []string, external map[string]string, args []string) []string {
 	var out []string
-	out = append(out, p.Files...)
-	names := make([]string, 0, len(p.External))
-	for n := range p.External {
+	out = append(out, files...)
+	names := make([]string, 0, len(external))
+	for n := range external {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		out = append(out, "-E", n+"="+p.External[n])
+		out = append(out, "-E", n+"="+external[n])
 	}
-	for _, a := range p.Args {
+	for _, a := range args {
 		out = append(out, "-D", a)
 	}
 	return out
+}
+
+// RunsFromFolder tells whether compiling the program's folder without naming
+// files, as the controller does, runs the same files as Files: its kcl.mod
+// [profile] lists them, or Files is the folder's only .k file.
+func (p Program) RunsFromFolder() bool {
+	if len(p.Profile) > 0 {
+		return slices.Equal(p.Profile, p.Files)
+	}
+	ks, _ := filepath.Glob(filepath.Join(p.Dir, "*.k"))
+	return len(p.Files) == 1 && len(ks) == 1 && filepath.Base(ks[0]) == p.Files[0] && !strings.Contains(p.Files[0], "/")
 }
 
 // RealLike lists the programs under dir (kcl/testdata/real_like). Each
@@ -86,9 +130,32 @@ func RealLike(dir string) ([]Program, error) {
 		if b, err := os.ReadFile(filepath.Join(d, "KNOWN_DIFF")); err == nil {
 			p.KnownDiff = strings.TrimSpace(string(b))
 		}
+		if err := p.readKclMod(); err != nil {
+			return nil, fmt.Errorf("real-like program %s: %w", e.Name(), err)
+		}
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// readKclMod fills ModPackages and Profile from the program's kcl.mod. Only
+// path dependencies are taken: real-like programs carry their packages.
+func (p *Program) readKclMod() error {
+	file, err := mod.ReadFile(p.Dir)
+	if err != nil || file == nil {
+		return err
+	}
+	for _, d := range file.Dependencies {
+		if d.Path == "" {
+			return fmt.Errorf("kcl.mod dependency %s is not a local path", d.Name)
+		}
+		if p.ModPackages == nil {
+			p.ModPackages = map[string]string{}
+		}
+		p.ModPackages[d.ImportName()] = filepath.Join(p.Dir, filepath.FromSlash(d.Path))
+	}
+	p.Profile = profileEntries(filepath.Join(p.Dir, "kcl.mod"))
+	return nil
 }
 
 // Public lists the public programs below root, laid out as

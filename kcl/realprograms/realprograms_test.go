@@ -154,7 +154,7 @@ func runOfficial(nodeModules string, p Program) ([]byte, error) {
 		return nil, err
 	}
 	args := []string{script, "-print"}
-	for name, dir := range p.External {
+	for name, dir := range p.allExternal() {
 		args = append(args, "-E", name+"="+dir)
 	}
 	for _, a := range p.Args {

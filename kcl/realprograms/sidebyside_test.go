@@ -86,7 +86,7 @@ func officialMsPerRun(nodeModules string, p Program, runs int) (float64, error) 
 		return 0, err
 	}
 	args := []string{script, "-n", strconv.Itoa(runs)}
-	for name, dir := range p.External {
+	for name, dir := range p.allExternal() {
 		args = append(args, "-E", name+"="+dir)
 	}
 	for _, a := range p.Args {

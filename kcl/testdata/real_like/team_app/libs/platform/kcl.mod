@@ -1,0 +1,3 @@
+[package]
+name = "platform"
+version = "0.2.0"

@@ -83,6 +83,22 @@ func workloadIdentityConfig(ctx context.Context, reader client.Client, tokens *c
 	return cfg, nil
 }
 
+// lockDownKubeConfigIdentity sets Flux's multi-tenancy lockdown of workload
+// identity (kustomize-controller's --default-kubeconfig-service-account):
+// without it a kubeConfig.configMapRef that names no serviceAccountName is
+// served with the controller's own token, so a tenant pointing the ConfigMap
+// at the controller's own cluster gets the controller's privileges there.
+// With it, such a ConfigMap uses that ServiceAccount of the KCLRun's
+// namespace, and fails when the namespace has none. As in Flux it needs the
+// ObjectLevelWorkloadIdentity gate. Process-wide, as fluxcd/pkg/auth keeps it.
+func lockDownKubeConfigIdentity(sa string) error {
+	auth.SetDefaultKubeConfigServiceAccount(sa)
+	if auth.InconsistentObjectLevelConfiguration() {
+		return fmt.Errorf("--default-kubeconfig-service-account: %w", auth.ErrInconsistentObjectLevelConfiguration)
+	}
+	return nil
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -120,8 +120,16 @@ func (t *typ) equal(u *typ) bool {
 // union is the official sup of literal element types: distinct types in
 // order of appearance, any when one of them is any.
 func union(ts []*typ) *typ {
-	var out []*typ
+	var flat []*typ
 	for _, t := range ts {
+		if t != nil && t.kind == tUnion {
+			flat = append(flat, t.elems...)
+		} else {
+			flat = append(flat, t)
+		}
+	}
+	var out []*typ
+	for _, t := range flat {
 		if t.isAny() {
 			return anyT
 		}
@@ -136,6 +144,22 @@ func union(ts []*typ) *typ {
 			out = append(out, t)
 		}
 	}
+	// As the official sup, members another member subsumes are dropped:
+	// int(1) | int is int, [int(1)] | [int] is [int].
+	kept := out[:0:0]
+	for i, t := range out {
+		dropped := false
+		for j, u := range out {
+			if i != j && subsumes(u, t, 0) {
+				dropped = true
+				break
+			}
+		}
+		if !dropped {
+			kept = append(kept, t)
+		}
+	}
+	out = kept
 	switch len(out) {
 	case 0:
 		return anyT
@@ -143,6 +167,33 @@ func union(ts []*typ) *typ {
 		return out[0]
 	}
 	return &typ{kind: tUnion, elems: out}
+}
+
+// subsumes reports that u is strictly wider than t: a base type of a
+// literal, or lists and dicts of such.
+func subsumes(u, t *typ, depth int) bool {
+	if depth > 50 || u == nil || t == nil {
+		return false
+	}
+	switch u.kind {
+	case tStr:
+		return t.kind == tLitStr
+	case tInt:
+		return t.kind == tLitInt
+	case tFloat:
+		return t.kind == tLitFloat
+	case tBool:
+		return t.kind == tLitBool
+	case tList:
+		return t.kind == tList && subsumes(u.elem, t.elem, depth+1)
+	case tDict:
+		if t.kind != tDict || u.key == nil || u.elem == nil || t.key == nil || t.elem == nil {
+			return false
+		}
+		return (subsumes(u.key, t.key, depth+1) && (u.elem.equal(t.elem) || subsumes(u.elem, t.elem, depth+1)) ||
+			u.key.equal(t.key) && subsumes(u.elem, t.elem, depth+1))
+	}
+	return false
 }
 
 // widen is the official infer_to_variable_type: the type a variable gets

@@ -338,6 +338,16 @@ func (in *Interp) frameLookup(f *schemaFrame, name string) (value.Value, bool, e
 	return nil, false, nil
 }
 
+// hasAttr tells whether name is an attribute of the schema: declared (own or
+// inherited) or assigned in a body.
+func (f *schemaFrame) hasAttr(name string) bool {
+	if _, ok := f.def.attrTypes[name]; ok {
+		return true
+	}
+	_, ok := f.ls.setters[name]
+	return ok
+}
+
 // frameSet assigns an attribute: the instance's config takes precedence over
 // the schema body, combined by the config entry's operation.
 func (in *Interp) frameSet(f *schemaFrame, e *env, name string, v value.Value, pos syntax.Position) error {

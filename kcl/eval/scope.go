@@ -111,9 +111,26 @@ func (l *locals) get(name string) (value.Value, bool) {
 	return nil, false
 }
 
+// getVar is get without the config literals' keys.
+func (l *locals) getVar(name string) (value.Value, bool) {
+	for s := l; s != nil; s = s.parent {
+		if v, ok := s.vars[name]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
 // lookup resolves a name: locals, schema attributes, globals, imports, builtins.
 func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value, error) {
-	if v, ok := e.locals.get(name); ok {
+	if e.schema != nil && e.lambda == nil && e.schema.hasAttr(name) {
+		// In a schema body (not in a lambda written there) an attribute
+		// shadows a config literal's key of the same name, as 0.12.1 resolves
+		// `d = {port = 80, targetPort = port}` to the attribute port.
+		if v, ok := e.locals.getVar(name); ok {
+			return v, nil
+		}
+	} else if v, ok := e.locals.get(name); ok {
 		return v, nil
 	}
 	if e.schema != nil {

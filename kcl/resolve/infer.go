@@ -574,6 +574,7 @@ func unionedConfig(v syntax.Expr) *syntax.ConfigExpr {
 // though it evaluates to 0.5), a float operand gives float, + of strings
 // str; anything else is left to run time.
 func arithmeticResult(op syntax.BinOp, l, rt *typ) *typ {
+	l, rt = numberUnion(l), numberUnion(rt)
 	switch {
 	case l.isIntKind() && rt.isIntKind():
 		switch op {
@@ -614,4 +615,23 @@ func compTargets(gens []*syntax.CompClause, sc *scope) {
 			}
 		}
 	}
+}
+
+// numberUnion stands a union of numbers for its widest member kind: int
+// when all are ints, float when some is a float.
+func numberUnion(t *typ) *typ {
+	if t.kind != tUnion {
+		return t
+	}
+	out := intT
+	for _, e := range t.elems {
+		switch {
+		case e.isIntKind():
+		case e.isNumber():
+			out = floatT
+		default:
+			return t
+		}
+	}
+	return out
 }

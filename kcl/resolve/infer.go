@@ -137,7 +137,7 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 	case *syntax.ListComp:
 		var el *typ
 		r.withScope(func(sc *scope) {
-			compTargets(e.Generators, sc)
+			r.compTargets(e.Generators, sc)
 			el = r.exprType(e.Elt, depth+1)
 		})
 		return &typ{kind: tList, elem: el}
@@ -147,7 +147,7 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		}
 		var kt, vt *typ
 		r.withScope(func(sc *scope) {
-			compTargets(e.Generators, sc)
+			r.compTargets(e.Generators, sc)
 			kt, vt = r.exprType(e.Entry.Key, depth+1), r.exprType(e.Entry.Value, depth+1)
 		})
 		if kt.isAny() || vt.isAny() {
@@ -229,6 +229,9 @@ func (r *resolver) nameType(first string) *typ {
 	for sc := r.local; sc != nil; sc = sc.parent {
 		if sc.names[first] {
 			if sc != r.schemaScope {
+				if t := sc.types[first]; t != nil {
+					return t
+				}
 				return anyT
 			}
 			break
@@ -603,15 +606,39 @@ var strMethodResults = map[string]*typ{
 	"split": {kind: tList, elem: strT}, "rsplit": {kind: tList, elem: strT}, "splitlines": {kind: tList, elem: strT},
 }
 
-// compTargets declares a comprehension's loop variables, which are any.
-func compTargets(gens []*syntax.CompClause, sc *scope) {
+// compTargets declares a comprehension's loop variables, typed by what
+// they iterate as the official resolver types them: a list's (widened)
+// element (after its index), a str, a dict's key (and value); any otherwise.
+func (r *resolver) compTargets(gens []*syntax.CompClause, sc *scope) {
 	for _, g := range gens {
 		if g == nil {
 			continue
 		}
-		for _, t := range g.Targets {
-			if t != nil && len(t.Names) > 0 {
-				sc.define(t.Names[0].Value)
+		var ts []*typ
+		if it := r.exprType(g.Iter, 0); len(g.Targets) == 1 {
+			switch {
+			case it.kind == tList:
+				ts = []*typ{widen(it.elem)}
+			case it.isStrKind():
+				ts = []*typ{strT}
+			case it.kind == tDict:
+				ts = []*typ{widen(it.key)}
+			}
+		} else if len(g.Targets) == 2 && it.kind == tDict {
+			ts = []*typ{widen(it.key), widen(it.elem)}
+		} else if len(g.Targets) == 2 && it.kind == tList {
+			ts = []*typ{intT, widen(it.elem)}
+		}
+		for i, t := range g.Targets {
+			if t == nil || len(t.Names) == 0 {
+				continue
+			}
+			sc.define(t.Names[0].Value)
+			if i < len(ts) && !ts[i].isAny() {
+				if sc.types == nil {
+					sc.types = map[string]*typ{}
+				}
+				sc.types[t.Names[0].Value] = ts[i]
 			}
 		}
 	}

@@ -94,6 +94,9 @@ type scope struct {
 	parent *scope
 	names  map[string]bool
 	order  []string
+	// types are the known types of some names (comprehension variables
+	// while their element is typed); the others are any.
+	types map[string]*typ
 }
 
 func (sc *scope) define(name string) {

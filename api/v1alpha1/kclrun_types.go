@@ -34,7 +34,7 @@ const (
 // Reasons written on KCLRun conditions, in Flux's vocabulary where one exists.
 const (
 	CompileFailedReason        = "CompileFailed"
-	ArtifactFailedReason       = "ArtifactFailed"
+	ArtifactFailedReason       = meta.ArtifactFailedReason
 	ReconciliationSucceeded    = meta.ReconciliationSucceededReason
 	ReconciliationFailed       = meta.ReconciliationFailedReason
 	DependencyNotReadyReason   = meta.DependencyNotReadyReason
@@ -44,6 +44,8 @@ const (
 	ArgumentsNotFoundReason    = "ArgumentsNotFound"
 	InvalidCELExpressionReason = meta.InvalidCELExpressionReason
 	HealthCheckCanceledReason  = meta.HealthCheckCanceledReason
+	ProgressingReason          = meta.ProgressingReason
+	SucceededReason            = meta.SucceededReason
 	// GarbageCollectionSkippedReason is the event of a deletion that released
 	// the KCLRun without deleting its objects: the impersonated account or its
 	// namespace is going away.

@@ -12,7 +12,6 @@ import (
 	"github.com/fluxcd/pkg/ssa"
 	"github.com/fluxcd/pkg/ssa/jsondiff"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -210,18 +209,6 @@ func (s *Service) checkHealth(ctx context.Context, cl *cluster, obj *v1alpha1.KC
 		return true, fmt.Errorf("health check failed after %s: %w", obj.GetTimeout(), err)
 	}
 	return true, nil
-}
-
-// applyFailure sorts apply errors: requests the apiserver refuses (forbidden,
-// invalid) wait for the retry interval, the rest retry with backoff.
-func (s *Service) applyFailure(obj *v1alpha1.KCLRun, err error, delivered uint64, revision string) Outcome {
-	if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) || strings.Contains(err.Error(), "is forbidden") || strings.Contains(err.Error(), "is invalid") {
-		markNotReady(obj, v1alpha1.ReconciliationFailed, err.Error())
-		return Outcome{Result: ResultFailed, Err: err, revision: revision}
-	}
-	out := s.transient(err, delivered, obj)
-	out.revision = revision
-	return out
 }
 
 // changeSummary renders a change set as Flux does in events: one line per

@@ -33,8 +33,9 @@ type Resolver interface {
 // programError is a failure of the program itself (syntax, type, runtime,
 // output): Ready=False until the source or the KCLRun changes.
 type programError struct {
-	reason string
-	msg    string
+	msg string
+	// dependencyRefused: the compiler's package-source policy refused a kcl.mod dependency.
+	dependencyRefused bool
 }
 
 func (e *programError) Error() string { return e.msg }
@@ -137,7 +138,7 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 			if re.Stage == workerclient.StageArtifact {
 				return nil, &artifactError{msg: "artifact: " + re.Message, permanent: artifact.Permanent(re.Kind)}
 			}
-			return nil, &programError{reason: v1alpha1.CompileFailedReason, msg: located(re.File, re.Line, re.Col, "", re.Message)}
+			return nil, &programError{msg: located(re.File, re.Line, re.Col, "", re.Message)}
 		}
 		return nil, rpcError("resolver", err)
 	}
@@ -189,27 +190,19 @@ func (s *Service) compile(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 			if ce.Stage == workerclient.StageArtifact {
 				return nil, "", &artifactError{msg: "artifact: " + ce.Message, permanent: artifact.Permanent(ce.Kind)}
 			}
-			return nil, "", &programError{reason: compileReason(ce.Kind), msg: located(ce.File, ce.Line, ce.Col, ce.Kind, ce.Message)}
+			return nil, "", &programError{msg: located(ce.File, ce.Line, ce.Col, ce.Kind, ce.Message),
+				dependencyRefused: ce.Kind == v1alpha1.DependencyRefusedReason}
 		}
 		return nil, "", rpcError("compiler", err)
 	}
 	obj.Status.Packages = packagesStatus(compiled.Packages)
 	for i, u := range compiled.Objects {
 		if u.GetName() == "" || u.GetKind() == "" || u.GetAPIVersion() == "" {
-			return nil, "", &programError{reason: v1alpha1.CompileFailedReason,
+			return nil, "", &programError{
 				msg: fmt.Sprintf("output document %d is not a Kubernetes object (apiVersion, kind and metadata.name are required)", i+1)}
 		}
 	}
 	return compiled.Objects, compiled.OutputDigest, nil
-}
-
-// compileReason is the Ready reason of a compile-stage failure of a kind: the
-// compiler names a refused dependency with the reason itself.
-func compileReason(kind string) string {
-	if kind == v1alpha1.DependencyRefusedReason {
-		return v1alpha1.DependencyRefusedReason
-	}
-	return v1alpha1.CompileFailedReason
 }
 
 // located formats "file:line:col: kind: message" as far as known.
@@ -240,29 +233,4 @@ func rpcError(worker string, err error) error {
 		return &specError{msg: fmt.Sprintf("%s refused the request: %s", worker, st.Message())}
 	}
 	return fmt.Errorf("%s call failed: %w", worker, err)
-}
-
-// programFailure records a resolver or compiler failure on obj.
-func (s *Service) programFailure(obj *v1alpha1.KCLRun, err error, delivered uint64, revision string) Outcome {
-	var prog *programError
-	var art *artifactError
-	var spec *specError
-	var out Outcome
-	switch {
-	case errors.As(err, &prog):
-		markNotReady(obj, prog.reason, prog.msg)
-		out = Outcome{Result: ResultFailed, Err: err}
-	case errors.As(err, &art) && art.permanent:
-		markNotReady(obj, v1alpha1.ArtifactFailedReason, art.msg)
-		out = Outcome{Result: ResultFailed, Err: err}
-	case errors.As(err, &art):
-		out = s.transient(err, delivered, obj)
-		markNotReady(obj, v1alpha1.ArtifactFailedReason, art.msg)
-	case errors.As(err, &spec):
-		out = s.stalled(obj, v1alpha1.InvalidRequestReason, err)
-	default:
-		out = s.transient(err, delivered, obj)
-	}
-	out.revision = revision
-	return out
 }

@@ -27,7 +27,7 @@ func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered 
 	}
 	if deletesObjects(obj) {
 		if why, err := s.garbageCollectionBlocked(ctx, obj); err != nil {
-			return s.transient(err, delivered, nil)
+			return s.transient(err, delivered)
 		} else if why != "" {
 			// As kustomize-controller: the identity that could delete the
 			// objects is going away with its namespace; waiting for it would
@@ -37,13 +37,11 @@ func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered 
 		} else {
 			cluster, err := s.clusters.forKCLRun(ctx, s.client, obj, s.cfg.DefaultServiceAccount)
 			if err != nil {
-				s.events.record(obj, obj.Status.LastAppliedRevision, false, v1alpha1.PruneFailedReason, err.Error())
-				return s.transient(err, delivered, nil)
+				return s.fail(obj, &deletionError{err}, delivered, obj.Status.LastAppliedRevision)
 			}
 			deleted, err := s.pruneAll(ctx, cluster, obj)
 			if err != nil {
-				s.events.record(obj, obj.Status.LastAppliedRevision, false, v1alpha1.PruneFailedReason, err.Error())
-				return s.transient(err, delivered, nil)
+				return s.fail(obj, &deletionError{err}, delivered, obj.Status.LastAppliedRevision)
 			}
 			if deleted != nil && len(deleted.Entries) > 0 {
 				s.events.record(obj, obj.Status.LastAppliedRevision, true, v1alpha1.PrunedReason, changeSummary(deleted.ToGroupedMap()))
@@ -57,7 +55,7 @@ func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered 
 	controllerutil.RemoveFinalizer(obj, v1alpha1.KCLRunFinalizer)
 	controllerutil.RemoveFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer)
 	if err := s.client.Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !apierrors.IsNotFound(err) {
-		return s.transient(fmt.Errorf("removing finalizer: %w", err), delivered, nil)
+		return s.transient(fmt.Errorf("removing finalizer: %w", err), delivered)
 	}
 	key := client.ObjectKeyFromObject(obj)
 	s.forget(ctx, key)

@@ -13,12 +13,12 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 )
 
-// dependenciesReady reports whether every KCLRun in spec.dependsOn is Ready
+// dependenciesReady returns a dependencyNotReadyError unless every KCLRun in spec.dependsOn is Ready
 // for its current generation, as kustomize-controller checks Kustomizations:
 // one of the same source must have applied the artifact's revision (a
 // mono-repo rolls out in order), and a readyExpr must hold besides
 // (AdditiveCELDependencyCheck).
-func (s *Service) dependenciesReady(ctx context.Context, obj *v1alpha1.KCLRun, artifact *meta.Artifact) (bool, string, error) {
+func (s *Service) dependenciesReady(ctx context.Context, obj *v1alpha1.KCLRun, artifact *meta.Artifact) error {
 	var self map[string]any
 	for _, dep := range obj.Spec.DependsOn {
 		ns := dep.Namespace
@@ -27,38 +27,38 @@ func (s *Service) dependenciesReady(ctx context.Context, obj *v1alpha1.KCLRun, a
 		}
 		name := types.NamespacedName{Namespace: ns, Name: dep.Name}
 		if s.cfg.NoCrossNamespaceRefs && ns != obj.Namespace {
-			return false, fmt.Sprintf("dependency '%s' is in another namespace and cross-namespace references are blocked", name), nil
+			return &dependencyNotReadyError{fmt.Sprintf("dependency '%s' is in another namespace and cross-namespace references are blocked", name)}
 		}
 		other := &v1alpha1.KCLRun{}
 		if err := s.client.Get(ctx, name, other); err != nil {
 			if apierrors.IsNotFound(err) {
-				return false, fmt.Sprintf("dependency '%s' not found", name), nil
+				return &dependencyNotReadyError{fmt.Sprintf("dependency '%s' not found", name)}
 			}
-			return false, "", fmt.Errorf("reading dependency %s: %w", name, err)
+			return fmt.Errorf("reading dependency %s: %w", name, err)
 		}
 		if dep.ReadyExpr != "" {
 			if self == nil {
 				var err error
 				if self, err = runtime.DefaultUnstructuredConverter.ToUnstructured(obj); err != nil {
-					return false, "", fmt.Errorf("converting KCLRun for readyExpr: %w", err)
+					return fmt.Errorf("converting KCLRun for readyExpr: %w", err)
 				}
 			}
 			ready, err := evalReadyExpr(ctx, dep.ReadyExpr, self, other)
 			if err != nil {
-				return false, "", err
+				return err
 			}
 			if !ready {
-				return false, fmt.Sprintf("dependency '%s' is not ready according to readyExpr eval", name), nil
+				return &dependencyNotReadyError{fmt.Sprintf("dependency '%s' is not ready according to readyExpr eval", name)}
 			}
 		}
 		if other.Generation != other.Status.ObservedGeneration || !conditions.IsReady(other) {
-			return false, fmt.Sprintf("dependency '%s' is not ready", name), nil
+			return &dependencyNotReadyError{fmt.Sprintf("dependency '%s' is not ready", name)}
 		}
 		if sameSource(obj, other) && !artifact.HasRevision(other.Status.LastAppliedRevision) {
-			return false, fmt.Sprintf("dependency '%s' revision is not up to date", name), nil
+			return &dependencyNotReadyError{fmt.Sprintf("dependency '%s' revision is not up to date", name)}
 		}
 	}
-	return true, "", nil
+	return nil
 }
 
 func sameSource(a, b *v1alpha1.KCLRun) bool {

@@ -2,7 +2,6 @@ package applier
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -57,6 +56,9 @@ type Outcome struct {
 	revision    string
 	// digest identifies the compiled objects, when the reconcile compiled.
 	digest string
+	// event and eventReason are the failure's event (failureTable).
+	event       eventSeverity
+	eventReason string
 }
 
 // reconcile runs one Flux-style reconciliation of the KCLRun named by req.
@@ -68,13 +70,15 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 			s.forget(ctx, key)
 			return Outcome{Result: ResultGone}
 		}
-		return s.transient(fmt.Errorf("reading KCLRun %s: %w", key, err), delivered, nil)
+		return s.transient(fmt.Errorf("reading KCLRun %s: %w", key, err), delivered)
 	}
 	start := time.Now()
 	defer func() { s.metrics.record(obj, start) }()
 
 	if !obj.DeletionTimestamp.IsZero() {
-		return s.finalize(ctx, obj, delivered)
+		out := s.finalize(ctx, obj, delivered)
+		s.recordFailure(obj, out)
+		return out
 	}
 	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) || controllerutil.ContainsFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer) {
 		orig := obj.DeepCopy()
@@ -82,7 +86,7 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 		// A KCLRun of the original controller: ours takes over its finalizer.
 		controllerutil.RemoveFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer)
 		if err := s.client.Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return s.transient(fmt.Errorf("adding finalizer: %w", err), delivered, nil)
+			return s.transient(fmt.Errorf("adding finalizer: %w", err), delivered)
 		}
 	}
 	if obj.Spec.Suspend {
@@ -102,13 +106,9 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 	if v, ok := meta.ReconcileAnnotationValue(obj.GetAnnotations()); ok {
 		obj.Status.LastHandledReconcileAt = v
 	}
-	if out.Err != nil && out.Result != ResultWaiting {
-		// A canceled health check is news, not a failure (Flux: info).
-		var canceled *healthCheckCanceledError
-		s.events.record(obj, out.revision, errors.As(out.Err, &canceled), reasonOf(obj), conditions.GetMessage(obj, meta.ReadyCondition))
-	}
+	s.recordFailure(obj, out)
 	if err := status.write(ctx, obj); err != nil {
-		return s.transient(fmt.Errorf("writing status: %w", err), delivered, nil)
+		return s.transient(fmt.Errorf("writing status: %w", err), delivered)
 	}
 	if out.fingerprint != "" {
 		s.storeFingerprint(ctx, obj, out.fingerprint)
@@ -116,7 +116,7 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 		s.dropFingerprint(ctx, key)
 	}
 	if out.Result == ResultApplied && len(out.Changes) > 0 {
-		s.events.record(obj, out.revision, true, meta.ReconciliationSucceededReason, changeSummary(out.Changes))
+		s.events.record(obj, out.revision, true, v1alpha1.ReconciliationSucceeded, changeSummary(out.Changes))
 	}
 	if conditions.IsReady(obj) && (!wasReady || obj.Status.LastAppliedRevision != applied || observed != obj.Generation) {
 		s.events.recordFinished(obj, time.Since(start))
@@ -129,26 +129,14 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 // it records its verdict in obj's conditions.
 func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status *statusWriter, req reconcilerequest.Request, delivered uint64) (out Outcome) {
 	if err := validateExpressions(obj); err != nil {
-		return s.stalled(obj, v1alpha1.InvalidCELExpressionReason, err)
+		return s.fail(obj, err, delivered, "")
 	}
 	artifact, err := s.sourceArtifact(ctx, obj)
 	if err != nil {
-		var denied *accessDeniedError
-		if errors.As(err, &denied) {
-			return s.stalled(obj, v1alpha1.AccessDeniedReason, err)
-		}
-		var notReady *sourceNotReadyError
-		if errors.As(err, &notReady) {
-			markNotReady(obj, meta.ArtifactFailedReason, err.Error())
-			return Outcome{Result: ResultWaiting, RetryAfter: s.cfg.RequeueDependency, Err: err}
-		}
-		return s.transient(err, delivered, obj)
+		return s.fail(obj, err, delivered, "")
 	}
-	if ready, msg, err := s.dependenciesReady(ctx, obj, artifact); err != nil {
-		return s.transient(err, delivered, obj)
-	} else if !ready {
-		markNotReady(obj, meta.DependencyNotReadyReason, msg)
-		return Outcome{Result: ResultWaiting, RetryAfter: s.cfg.RequeueDependency, Err: errors.New(msg)}
+	if err := s.dependenciesReady(ctx, obj, artifact); err != nil {
+		return s.fail(obj, err, delivered, "")
 	}
 	revision := artifact.Revision
 	obj.Status.LastAttemptedRevision = revision
@@ -156,16 +144,11 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 
 	args, argsDigest, err := arguments.Read(ctx, s.client, obj)
 	if err != nil {
-		var missing *arguments.NotFoundError
-		if errors.As(err, &missing) {
-			markNotReady(obj, v1alpha1.ArgumentsNotFoundReason, err.Error())
-			return Outcome{Result: ResultFailed, Err: err, revision: revision}
-		}
-		return s.transient(err, delivered, obj)
+		return s.fail(obj, err, delivered, revision)
 	}
 	known, err := s.knownPolicies(ctx, obj.Namespace, obj.Status.ImagePolicies)
 	if err != nil {
-		return s.transient(err, delivered, obj)
+		return s.fail(obj, err, delivered, "")
 	}
 	fp := fingerprint(obj, artifact, argsDigest, known)
 	if s.isNoOp(ctx, obj, req, revision, fp) {
@@ -177,7 +160,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 
 	resolved, err := s.resolve(ctx, obj, artifact, known)
 	if err != nil {
-		return s.programFailure(obj, err, delivered, revision)
+		return s.fail(obj, err, delivered, revision)
 	}
 	if !slices.Equal(obj.Status.ImagePolicies, resolved.policies) {
 		// The program names other policies than the status did (always on a
@@ -191,31 +174,27 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		if n := len(resolved.held); n > 1 {
 			msg += fmt.Sprintf(" (and %d more)", n-1)
 		}
-		conditions.MarkFalse(obj, v1alpha1.ImagesResolvedCondition, v1alpha1.ImagePolicyHeldReason, "%s", msg)
-		markNotReady(obj, v1alpha1.ImagePolicyHeldReason, msg)
-		return Outcome{Result: ResultFailed, Err: errors.New(msg), revision: revision}
+		return s.fail(obj, &imagesHeldError{msg}, delivered, revision)
 	}
 	if len(resolved.policies) > 0 {
-		conditions.MarkTrue(obj, v1alpha1.ImagesResolvedCondition, meta.SucceededReason, "%d image policy markers resolved", len(resolved.images))
+		conditions.MarkTrue(obj, v1alpha1.ImagesResolvedCondition, v1alpha1.SucceededReason, "%d image policy markers resolved", len(resolved.images))
 	} else {
 		conditions.Delete(obj, v1alpha1.ImagesResolvedCondition)
 	}
 
 	objects, digest, err := s.compile(ctx, obj, artifact, args, resolved.substitutions)
 	if err != nil {
-		return s.programFailure(obj, err, delivered, revision)
+		return s.fail(obj, err, delivered, revision)
 	}
 	// Whatever follows goes into status.history under the objects' digest.
 	defer func() { out.digest = digest }()
 
 	cluster, err := s.clusters.forKCLRun(ctx, s.client, obj, s.cfg.DefaultServiceAccount)
 	if err != nil {
-		markNotReady(obj, meta.ReconciliationFailedReason, err.Error())
-		return Outcome{Result: ResultFailed, Err: err, revision: revision}
+		return s.fail(obj, &clusterSetupError{err}, delivered, revision)
 	}
 	if err := objectprep.Normalize(obj, cluster.mapper, objects); err != nil {
-		markNotReady(obj, meta.ReconciliationFailedReason, err.Error())
-		return Outcome{Result: ResultFailed, Err: err, revision: revision}
+		return s.fail(obj, &clusterSetupError{err}, delivered, revision)
 	}
 	changes, err := s.apply(ctx, cluster, obj, objects)
 	if err != nil {
@@ -223,7 +202,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 			// Keep what this attempt created, so a later apply or prune owns it.
 			obj.Status.Inventory = mergeInventories(inventory.FromChangeSet(changes), obj.Status.Inventory)
 		}
-		return s.applyFailure(obj, err, delivered, revision)
+		return s.fail(obj, &applyError{err}, delivered, revision)
 	}
 	newInventory := inventory.FromChangeSet(changes)
 	summary := changes.ToGroupedMap()
@@ -232,8 +211,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		// Keep the objects that could not be pruned in the inventory so the
 		// next attempt prunes them.
 		obj.Status.Inventory = mergeInventories(newInventory, obj.Status.Inventory)
-		markNotReady(obj, v1alpha1.PruneFailedReason, err.Error())
-		return Outcome{Result: ResultFailed, Err: err, revision: revision, Changes: summary}
+		out := s.fail(obj, &pruneError{err}, delivered, revision)
+		out.Changes = summary
+		return out
 	} else if pruned != nil {
 		for k, v := range pruned.ToGroupedMap() {
 			summary[k] = append(summary[k], v...)
@@ -245,17 +225,11 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	// Skipped objects (ssa: Ignore, reconcile: disabled) are the operator's:
 	// their health is not ours to wait for, as in kustomize-controller.
 	if checked, err := s.checkHealth(ctx, cluster, obj, inventory.FromChangeSet(withoutSkipped(changes)), revision); err != nil {
-		var canceled *healthCheckCanceledError
-		if errors.As(err, &canceled) {
-			// Flux requeues at once for the new revision.
-			markNotReady(obj, v1alpha1.HealthCheckCanceledReason, err.Error())
-			return Outcome{Result: ResultFailed, Err: err, RetryAfter: canceledRetry, revision: revision, Changes: summary}
-		}
-		conditions.MarkFalse(obj, meta.HealthyCondition, meta.HealthCheckFailedReason, "%s", err.Error())
-		markNotReady(obj, meta.HealthCheckFailedReason, err.Error())
-		return Outcome{Result: ResultFailed, Err: err, revision: revision, Changes: summary}
+		out := s.fail(obj, &healthCheckError{err}, delivered, revision) // a canceled check stays canceled (classify)
+		out.Changes = summary
+		return out
 	} else if checked {
-		conditions.MarkTrue(obj, meta.HealthyCondition, meta.SucceededReason, "Health check passed")
+		conditions.MarkTrue(obj, meta.HealthyCondition, v1alpha1.SucceededReason, "Health check passed")
 	} else {
 		conditions.Delete(obj, meta.HealthyCondition)
 	}
@@ -265,7 +239,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		s.events.record(obj, revision, true, v1alpha1.ImageUpdatedReason, msg)
 	}
 	obj.Status.Images = resolved.images
-	conditions.MarkTrue(obj, meta.ReadyCondition, meta.ReconciliationSucceededReason, "Applied revision: %s", revision)
+	conditions.MarkTrue(obj, meta.ReadyCondition, v1alpha1.ReconciliationSucceeded, "Applied revision: %s", revision)
 	conditions.Delete(obj, meta.ReconcilingCondition)
 	conditions.Delete(obj, meta.StalledCondition)
 	delete(summary, ssa.UnchangedAction)
@@ -278,8 +252,8 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 // status write waits for cfg.ProgressStatusDelay: most reconciles end first,
 // and their verdict is the only write.
 func (s *Service) markProgressing(ctx context.Context, status *statusWriter, obj *v1alpha1.KCLRun, revision string) {
-	conditions.MarkReconciling(obj, meta.ProgressingReason, "Running reconciliation for revision %s", revision)
-	conditions.MarkUnknown(obj, meta.ReadyCondition, meta.ProgressingReason, "Reconciliation in progress")
+	conditions.MarkReconciling(obj, v1alpha1.ProgressingReason, "Running reconciliation for revision %s", revision)
+	conditions.MarkUnknown(obj, meta.ReadyCondition, v1alpha1.ProgressingReason, "Reconciliation in progress")
 	status.showProgress(ctx, obj, s.cfg.ProgressStatusDelay, func(err error) {
 		s.log.V(1).Info("reporting progress failed", "kclrun", obj.Namespace+"/"+obj.Name, "error", err.Error())
 	})
@@ -289,21 +263,6 @@ func (s *Service) markProgressing(ctx context.Context, status *statusWriter, obj
 func (s *Service) forget(ctx context.Context, key types.NamespacedName) {
 	s.dropFingerprint(ctx, key)
 	s.metrics.forget(key)
-}
-
-// transient retries with exponential backoff, bounded by the retry interval.
-func (s *Service) transient(err error, delivered uint64, obj *v1alpha1.KCLRun) Outcome {
-	limit := s.cfg.MaxBackoff
-	if obj != nil {
-		markNotReady(obj, meta.ReconciliationFailedReason, err.Error())
-		if ri := obj.GetRetryInterval(); ri > 0 && ri < limit {
-			limit = ri
-		}
-	}
-	if unreachable(err) {
-		limit = min(limit, unreachableBackoff)
-	}
-	return Outcome{Result: ResultFailed, Err: err, RetryAfter: backoff(int(delivered), limit)}
 }
 
 // canceledRetry is the delay before the reconcile of the revision that
@@ -330,14 +289,6 @@ func workerUnavailable(err error) bool {
 	return ok && st.Code() == codes.Unavailable
 }
 
-// stalled ends retries: only a change of the KCLRun can fix it.
-func (s *Service) stalled(obj *v1alpha1.KCLRun, reason string, err error) Outcome {
-	conditions.MarkStalled(obj, reason, "%s", err.Error())
-	conditions.MarkFalse(obj, meta.ReadyCondition, reason, "%s", err.Error())
-	conditions.Delete(obj, meta.ReconcilingCondition)
-	return Outcome{Result: ResultStalled, Err: err}
-}
-
 func markNotReady(obj *v1alpha1.KCLRun, reason, msg string) {
 	conditions.MarkFalse(obj, meta.ReadyCondition, reason, "%s", msg)
 	conditions.Delete(obj, meta.ReconcilingCondition)
@@ -348,7 +299,7 @@ func reasonOf(obj *v1alpha1.KCLRun) string {
 	if r := conditions.GetReason(obj, meta.ReadyCondition); r != "" {
 		return r
 	}
-	return meta.ReconciliationFailedReason
+	return v1alpha1.ReconciliationFailed
 }
 
 // statusWriter patches the status against what it last wrote, and only when

@@ -29,12 +29,12 @@ func TestUnreachableRetriesStayShort(t *testing.T) {
 		"service unavailable": apierrors.NewServiceUnavailable("etcd leader changed"),
 		"worker unavailable":  fmt.Errorf("compiler call failed: %w", status.Error(codes.Unavailable, "connection refused")),
 	} {
-		if got := s.transient(err, 10, nil).RetryAfter; got != unreachableBackoff {
+		if got := s.transient(err, 10).RetryAfter; got != unreachableBackoff {
 			t.Errorf("%s: retry after %s, want %s", name, got, unreachableBackoff)
 		}
 	}
 	other := apierrors.NewConflict(schema.GroupResource{Resource: "kclruns"}, "b", errors.New("changed"))
-	if got := s.transient(other, 10, nil).RetryAfter; got != 5*time.Minute {
+	if got := s.transient(other, 10).RetryAfter; got != 5*time.Minute {
 		t.Errorf("conflict: retry after %s, want the 5m cap", got)
 	}
 }

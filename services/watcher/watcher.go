@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"sync"
 	"time"
@@ -67,6 +66,8 @@ type Service struct {
 	sourceKinds map[string]bool
 	// startID tells this start's resync requests from earlier ones.
 	startID string
+
+	readiness readiness
 }
 
 // pending is one request waiting to be published, with its de-duplication id.
@@ -128,14 +129,6 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		return nil, fmt.Errorf("adding health check: %w", err)
 	}
 	js := deps.JetStream
-	if err := mgr.AddReadyzCheck("nats", func(*http.Request) error {
-		if !js.Conn().IsConnected() {
-			return errors.New("not connected to NATS")
-		}
-		return nil
-	}); err != nil {
-		return nil, fmt.Errorf("adding ready check: %w", err)
-	}
 	s := &Service{
 		cfg:         cfg,
 		mgr:         mgr,
@@ -146,6 +139,12 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		schedule:    newSchedule(cfg.IntervalJitterPercentage),
 		sourceKinds: map[string]bool{},
 		startID:     strconv.FormatInt(time.Now().UnixNano(), 10),
+	}
+	if err := mgr.AddReadyzCheck("ready", s.ready); err != nil {
+		return nil, fmt.Errorf("adding ready check: %w", err)
+	}
+	if err := mgr.Add(&cacheSync{s}); err != nil {
+		return nil, fmt.Errorf("adding cache sync: %w", err)
 	}
 	if err := mgr.Add(&dispatcher{s}); err != nil {
 		return nil, fmt.Errorf("adding watcher dispatcher: %w", err)
@@ -196,6 +195,8 @@ func (d *dispatcher) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.readiness.handlersSynced.Store(true)
+	defer s.readiness.handlersSynced.Store(false)
 	var wg sync.WaitGroup
 	for range s.cfg.Concurrent {
 		wg.Go(func() {

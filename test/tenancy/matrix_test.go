@@ -1,6 +1,9 @@
 package tenancy
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
@@ -188,9 +191,9 @@ func ready(ctx context.Context, g Gomega, ns, name string) *metav1.Condition {
 
 // refused checks a bad case: Ready=False with the reason and every message fragment, a
 // warning event of that reason on the KCLRun, and no ConfigMap "leak" in its namespace.
-func (p *platform) refused(ctx context.Context, ns, name, reason string, fragments ...string) {
-	p.t.Helper()
-	g := NewWithT(p.t)
+func (p *platform) refused(t *testing.T, ctx context.Context, ns, name, reason string, fragments ...string) {
+	t.Helper()
+	g := NewWithT(t)
 	g.Eventually(func(g Gomega) {
 		c := ready(ctx, g, ns, name)
 		g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
@@ -241,11 +244,43 @@ func TestTenancyMatrix(t *testing.T) {
 		p.kclRun(ctx, ns, "escape", map[string]string{"main.k": leak}, func(k *v1alpha1.KCLRun) {
 			k.Spec.Config = &v1alpha1.ConfigSpec{Settings: []string{foreign}}
 		})
-		p.refused(ctx, ns, "escape", v1alpha1.CompileFailedReason, "spec.config.settings", "outside the program root")
+		p.refused(t, ctx, ns, "escape", v1alpha1.CompileFailedReason, "spec.config.settings", "outside the program root")
 		p.kclRun(ctx, ns, "dotdot", map[string]string{"main.k": leak}, func(k *v1alpha1.KCLRun) {
 			k.Spec.Config = &v1alpha1.ConfigSpec{Settings: []string{"../../../../../../../../" + strings.TrimPrefix(foreign, "/")}}
 		})
-		p.refused(ctx, ns, "dotdot", v1alpha1.CompileFailedReason, "spec.config.settings", "outside the program root")
+		p.refused(t, ctx, ns, "dotdot", v1alpha1.CompileFailedReason, "spec.config.settings", "outside the program root")
+	})
+
+	t.Run("b symlink to another tenant's file", func(t *testing.T) {
+		ns := p.newTenant(ctx, "symlink")
+		g := NewWithT(t)
+		var buf bytes.Buffer
+		gz := gzip.NewWriter(&buf)
+		tw := tar.NewWriter(gz)
+		g.Expect(tw.WriteHeader(&tar.Header{Name: "main.k", Mode: 0o644, Size: int64(len(leak))})).To(Succeed())
+		_, err := tw.Write([]byte(leak))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(tw.WriteHeader(&tar.Header{Name: "kcl.yaml", Typeflag: tar.TypeSymlink, Linkname: foreign})).To(Succeed())
+		g.Expect(tw.Close()).To(Succeed())
+		g.Expect(gz.Close()).To(Succeed())
+		revision := fmt.Sprintf("main@sha1:%040d", p.seq.Add(1))
+		a, err := p.artifacts.PublishBytes(artifactserver.ArtifactPath(sourcev1.GitRepositoryKind, ns, "link", ""), buf.Bytes(), revision)
+		g.Expect(err).NotTo(HaveOccurred())
+		_, err = artifactserver.CreateSource(ctx, suite.env.Client, sourcev1.GitRepositoryKind, ns, "link", a)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(suite.env.Client.Create(ctx, &v1alpha1.KCLRun{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "link"},
+			Spec: v1alpha1.KCLRunSpec{
+				SourceRef:     v1alpha1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "link"},
+				Interval:      metav1.Duration{Duration: time.Hour},
+				RetryInterval: &metav1.Duration{Duration: 5 * time.Second},
+				Config:        &v1alpha1.ConfigSpec{Settings: []string{"kcl.yaml"}},
+			},
+		})).To(Succeed())
+		// The symlink is skipped at unpacking, so the setting names no file of the artifact.
+		// The message is the engine's ("Failed to load 'kcl.yaml', invalid setting file
+		// format"), not yet a PathRefused naming spec.config.settings.
+		p.refused(t, ctx, ns, "link", v1alpha1.CompileFailedReason, "kcl.yaml")
 	})
 
 	t.Run("c package URL to a refused address", func(t *testing.T) {
@@ -258,9 +293,9 @@ func TestTenancyMatrix(t *testing.T) {
 			mod := fmt.Sprintf("[package]\nname = \"app\"\n\n[dependencies]\nevil = { oci = %q, tag = \"1\" }\n", url)
 			p.kclRun(ctx, ns, name, map[string]string{"main.k": leak, "kcl.mod": mod}, nil)
 		}
-		p.refused(ctx, ns, "loopback", v1alpha1.DependencyRefusedReason, "127.0.0.1")
-		p.refused(ctx, ns, "metadata", v1alpha1.DependencyRefusedReason, "169.254.169.254")
-		p.refused(ctx, ns, "service", v1alpha1.DependencyRefusedReason, "registry.flux-system.svc.cluster.local")
+		p.refused(t, ctx, ns, "loopback", v1alpha1.DependencyRefusedReason, "127.0.0.1")
+		p.refused(t, ctx, ns, "metadata", v1alpha1.DependencyRefusedReason, "169.254.169.254")
+		p.refused(t, ctx, ns, "service", v1alpha1.DependencyRefusedReason, "registry.flux-system.svc.cluster.local")
 	})
 
 	t.Run("e ImagePolicy marker naming a foreign namespace", func(t *testing.T) {
@@ -269,7 +304,7 @@ func TestTenancyMatrix(t *testing.T) {
 items = [{apiVersion = "v1", kind = "ConfigMap", metadata.name = "leak", data.image = _image}]
 `, quiet)
 		p.kclRun(ctx, ns, "app", map[string]string{"main.k": program}, nil)
-		p.refused(ctx, ns, "app", v1alpha1.ImagePolicyHeldReason, quiet, "web")
+		p.refused(t, ctx, ns, "app", v1alpha1.ImagePolicyHeldReason, quiet, "web")
 	})
 
 	t.Run("f Secret reference in a foreign namespace", func(t *testing.T) {

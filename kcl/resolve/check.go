@@ -236,6 +236,7 @@ func (r *resolver) checkBodies(p *Package) {
 		r.file = f
 		r.stmts(f.Body)
 	}
+	r.pkg.varTypes = r.varTypes
 }
 
 func (r *resolver) stmts(stmts []syntax.Stmt) {

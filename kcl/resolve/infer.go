@@ -221,6 +221,16 @@ func (r *resolver) identType(id *syntax.Identifier) *typ {
 	if len(id.Names) == 0 {
 		return anyT
 	}
+	if len(id.Names) == 2 && !r.shadowed(id) {
+		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.module != nil {
+			if target := r.infos[sym.module.Path]; target != nil {
+				if t := target.varTypes[id.Names[1].Value]; t != nil {
+					return t
+				}
+			}
+			return anyT
+		}
+	}
 	return r.attrPath(r.nameType(id.Names[0].Value), id, false)
 }
 

@@ -39,6 +39,9 @@ type pkgInfo struct {
 	diags  []*Diagnostic
 	// cycles are the inheritance cycles starting in this package.
 	cycles [][]*schemaInfo
+	// varTypes are the inferred types of the package's globals once it is
+	// checked, for `pkg.name` in its importers.
+	varTypes map[string]*typ
 }
 
 func (pi *pkgInfo) define(name string, s *symbol) {

@@ -6,6 +6,9 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,6 +42,9 @@ const tenantAccount = "tenant"
 // marker is planted in the quiet tenant's files, Secret and ImagePolicy; no process may
 // ever log it, and no other tenant's objects may carry it.
 const marker = "QUIET-TENANT-MARKER-7f3a9c"
+
+// allowedPackageHost is the one package host the compiler's policy adds to its default.
+const allowedPackageHost = "127.0.0.2"
 
 // platform is the locked-down controller every case shares.
 type platform struct {
@@ -83,9 +89,12 @@ func startPlatform(t *testing.T) *platform {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	compiler, resolver := p.freeAddr(), p.freeAddr()
-	// The compiler's package policy is its default: KCL's registry only, no private or
-	// link-local network, no cluster-internal names.
+	// The compiler's package policy is its default (KCL's registry only, no private or
+	// link-local network, no cluster-internal names) plus one allowed package host, the
+	// loopback address 127.0.0.2 (Linux answers on all of 127.0.0.0/8): case d's registry
+	// there redirects to 127.0.0.1, which stays refused.
 	p.start(ctx, "compiler", []string{"--grpc-addr=" + compiler, "--metrics-addr=", "--health-addr=",
+		"--allowed-package-hosts=ghcr.io," + allowedPackageHost, "--allowed-package-networks=" + allowedPackageHost + "/32",
 		"--artifact-cache-dir=" + filepath.Join(p.logDir, "compiler-cache")}, fault.PortReady(compiler))
 	p.start(ctx, "resolver", []string{"--grpc-addr=" + resolver, "--metrics-addr=", "--health-addr=",
 		"--artifact-cache-dir=" + filepath.Join(p.logDir, "resolver-cache")}, fault.PortReady(resolver))
@@ -298,6 +307,31 @@ func TestTenancyMatrix(t *testing.T) {
 		p.refused(t, ctx, ns, "service", v1alpha1.DependencyRefusedReason, "registry.flux-system.svc.cluster.local")
 	})
 
+	t.Run("d a redirect from an allowed host to a refused one", func(t *testing.T) {
+		g := NewWithT(t)
+		var hits atomic.Int64
+		hidden := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			http.NotFound(w, r)
+		}))
+		t.Cleanup(hidden.Close)
+		lis, err := net.Listen("tcp", allowedPackageHost+":0")
+		g.Expect(err).NotTo(HaveOccurred(), "listening on %s", allowedPackageHost)
+		front := &httptest.Server{Listener: lis, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, hidden.URL+r.URL.RequestURI(), http.StatusFound)
+		})}}
+		front.Start()
+		t.Cleanup(front.Close)
+		// Git over plain HTTP: the policy lets http Git URLs through by host, and the
+		// redirect is checked by the dialer after DNS, as every connection is.
+		ns := p.newTenant(ctx, "redirect")
+		mod := fmt.Sprintf("[package]\nname = \"app\"\n\n[dependencies]\nlib = { git = %q, tag = \"v1\" }\n", front.URL+"/lib.git")
+		p.kclRun(ctx, ns, "app", map[string]string{"main.k": leak, "kcl.mod": mod}, nil)
+		p.refused(t, ctx, ns, "app", v1alpha1.DependencyRefusedReason, `"127.0.0.1"`, "--allowed-package-networks")
+		g.Expect(hits.Load()).To(BeZero(), "the refused server was reached")
+		g.Eventually(quietReady, "1m", "250ms").Should(Succeed())
+	})
+
 	t.Run("e ImagePolicy marker naming a foreign namespace", func(t *testing.T) {
 		ns := p.newTenant(ctx, "imagepolicy")
 		program := fmt.Sprintf(`_image = "ghcr.io/org/web:1.0.0" # {"$imagepolicy": "%s:web"}
@@ -315,12 +349,7 @@ items = [{apiVersion = "v1", kind = "ConfigMap", metadata.name = "leak", data.im
 		p.kclRun(ctx, ns, "app", map[string]string{"main.k": leak}, func(k *v1alpha1.KCLRun) {
 			k.Spec.KubeConfig = &meta.KubeConfigReference{SecretRef: &meta.SecretKeyReference{Name: "token"}}
 		})
-		g := NewWithT(t)
-		g.Eventually(func(g Gomega) {
-			c := ready(ctx, g, ns, "app")
-			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Message).To(ContainSubstring("'" + ns + "/token'"))
-		}, "2m", "250ms").Should(Succeed())
+		p.refused(t, ctx, ns, "app", v1alpha1.ReconciliationFailed, "'"+ns+"/token'")
 	})
 
 	t.Run("g kubeConfig.configMapRef to the controller's own cluster", func(t *testing.T) {
@@ -339,11 +368,7 @@ items = [{apiVersion = "v1", kind = "ConfigMap", metadata.name = "leak", data.im
 			func(k *v1alpha1.KCLRun) {
 				k.Spec.KubeConfig = &meta.KubeConfigReference{ConfigMapRef: &meta.LocalObjectReference{Name: "own"}}
 			})
-		g.Eventually(func(g Gomega) {
-			c := ready(ctx, g, ns, "app")
-			g.Expect(c.Status).To(Equal(metav1.ConditionFalse))
-			g.Expect(c.Message).To(ContainSubstring("multi-tenant workload identity lockdown"))
-		}, "2m", "250ms").Should(Succeed())
+		p.refused(t, ctx, ns, "app", v1alpha1.ReconciliationFailed, "multi-tenant workload identity lockdown")
 		err := suite.env.Client.Get(ctx, client.ObjectKey{Namespace: quiet, Name: "leak"}, &corev1.ConfigMap{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "nothing applied in the quiet tenant's namespace")
 	})

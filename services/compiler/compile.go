@@ -155,6 +155,10 @@ func (s *Service) compile(ctx context.Context, req *compilerv1.CompileRequest, p
 		return failure(compilerv1.Error_STAGE_ARTIFACT, KindPathNotFound,
 			fmt.Sprintf("path %q is not a directory in the artifact of revision %s", programPath, req.GetProgram().GetArtifact().GetRevision())), true, nil
 	}
+	if f, missing := missingSettingsFile(root, programDir, req.GetConfig().GetSettings()); missing {
+		return failure(compilerv1.Error_STAGE_ARTIFACT, KindPathNotFound,
+			fmt.Sprintf("spec.config.settings: file %q is not in the artifact of revision %s", f, req.GetProgram().GetArtifact().GetRevision())), true, nil
+	}
 	creds, err := requestCredentials(req)
 	if err != nil {
 		return failure(compilerv1.Error_STAGE_COMPILE, KindRegistryCredentials, err.Error()), false, nil

@@ -105,3 +105,18 @@ func findDir(t *testing.T, dir, name string) string {
 	}
 	return found
 }
+
+// A settings file the artifact does not hold is reported as a missing spec.path
+// is, naming spec.config.settings, not as the engine's "invalid setting file format".
+func TestSettingsFileMissingFromTheArtifact(t *testing.T) {
+	w := startWorker(t, nil)
+	a := w.publish(t, "nosettings", map[string]string{"app/main.k": optionProgram})
+	for _, settings := range [][]string{{"kcl.yaml"}, {"../kcl.yaml"}} {
+		_, err := w.client.Compile(context.Background(), workerclient.CompileInput{Artifact: ref(a), Path: "app", Config: workerclient.CompileConfig{Settings: settings}})
+		ce := compileError(t, err)
+		if ce.Stage != workerclient.StageArtifact || ce.Kind != compiler.KindPathNotFound ||
+			!strings.Contains(ce.Message, "spec.config.settings") || !strings.Contains(ce.Message, settings[0]) {
+			t.Errorf("settings %q: got %+v, want an Artifact/%s error naming spec.config.settings and the file", settings, ce, compiler.KindPathNotFound)
+		}
+	}
+}

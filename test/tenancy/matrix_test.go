@@ -286,10 +286,9 @@ func TestTenancyMatrix(t *testing.T) {
 				Config:        &v1alpha1.ConfigSpec{Settings: []string{"kcl.yaml"}},
 			},
 		})).To(Succeed())
-		// The symlink is skipped at unpacking, so the setting names no file of the artifact.
-		// The message is the engine's ("Failed to load 'kcl.yaml', invalid setting file
-		// format"), not yet a PathRefused naming spec.config.settings.
-		p.refused(t, ctx, ns, "link", v1alpha1.CompileFailedReason, "kcl.yaml")
+		// The symlink is skipped at unpacking, so the setting names no file of the artifact:
+		// reported as a missing spec.path is, naming spec.config.settings.
+		p.refused(t, ctx, ns, "link", v1alpha1.ArtifactFailedReason, "spec.config.settings", `"kcl.yaml" is not in the artifact`)
 	})
 
 	t.Run("c package URL to a refused address", func(t *testing.T) {

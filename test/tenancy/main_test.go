@@ -11,19 +11,16 @@ package tenancy
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/splitservices"
 )
 
 var suite struct {
@@ -41,40 +38,15 @@ func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
 
+// run starts the apiserver and builds the split services.
 func run(m *testing.M) int {
 	ctrllog.SetLogger(logr.Discard())
-	bin, err := os.MkdirTemp("", "fkc-tenancy-bin-")
+	s, err := splitservices.Start(context.Background(), splitservices.Compiler, splitservices.Resolver, splitservices.Watcher, splitservices.Applier)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tenancy:", err)
 		return 1
 	}
-	defer os.RemoveAll(bin)
-	start := time.Now()
-	built := make(chan error, 1)
-	go func() { built <- buildServices(bin) }()
-	env, err := kube.Start(context.Background())
-	if err == nil {
-		defer func() { _ = env.Stop() }()
-	}
-	if err = errors.Join(err, <-built); err != nil {
-		fmt.Fprintln(os.Stderr, "tenancy:", err)
-		return 1
-	}
-	fmt.Fprintf(os.Stderr, "tenancy: apiserver started and services built in %s\n", time.Since(start).Round(time.Millisecond))
-	suite.env, suite.bin = env, bin
+	defer func() { _ = s.Stop() }()
+	suite.env, suite.bin = s.Env, s.Bin
 	return m.Run()
-}
-
-func buildServices(dir string) error {
-	cmd := exec.Command("go", "build", "-o", dir+string(filepath.Separator),
-		"github.com/kcl-lang/flux-kcl-controller/services/compiler/cmd/compiler",
-		"github.com/kcl-lang/flux-kcl-controller/services/resolver/cmd/resolver",
-		"github.com/kcl-lang/flux-kcl-controller/services/watcher/cmd/watcher",
-		"github.com/kcl-lang/flux-kcl-controller/services/applier/cmd/applier",
-	)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("building the services: %w", err)
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -28,29 +29,14 @@ func TestBuildRealLikePrograms(t *testing.T) {
 	packages.CacheDir = t.TempDir()
 	for _, p := range progs {
 		t.Run(p.Name, func(t *testing.T) {
-			want, ok, err := p.ExpectedObjects()
-			switch {
-			case err != nil:
-				t.Fatal(err)
-			case !ok:
-				t.Skip("the output is not Kubernetes objects, which the controller refuses")
-			case !p.RunsFromFolder() || len(p.External) > 0:
-				t.Skip("the program needs files or -E packages its folder does not name")
-			}
+			want := realprograms.ControllerObjects(t, p)
 			var out, log bytes.Buffer
-			err = Build(context.Background(), Options{Dir: p.Dir, Arguments: p.Args, Packages: packages}, &out, &log)
+			err := Build(context.Background(), Options{Dir: p.Dir, Arguments: p.Args, Packages: packages}, &out, &log)
 			wantText := printedObjects(t, want)
-			same := err == nil && out.String() == wantText
-			switch {
-			case p.KnownDiff != "" && same:
-				t.Fatalf("output now equals the official engine's: delete %s/KNOWN_DIFF", p.Dir)
-			case p.KnownDiff != "":
-				t.Skipf("known difference: %s", p.KnownDiff)
-			case err != nil:
-				t.Fatalf("build: %v\n%s", err, log.String())
-			case !same:
-				t.Fatalf("output differs from the official engine's objects\n--- got\n%s\n--- want\n%s", out.String(), wantText)
+			if err != nil {
+				err = fmt.Errorf("%w\n%s", err, log.String())
 			}
+			realprograms.CheckVerdict(t, p, "build", err, out.String() == wantText, out.String(), wantText)
 			for name := range p.ModPackages {
 				if !strings.Contains(log.String(), "package "+name+" ") {
 					t.Errorf("kcl.mod dependency %s is not logged as resolved:\n%s", name, log.String())

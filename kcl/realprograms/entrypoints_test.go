@@ -2,6 +2,7 @@ package realprograms
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,17 +35,10 @@ func TestBinKclRun(t *testing.T) {
 			// The real-like programs carry their packages: nothing is fetched.
 			cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
 			err = cmd.Run()
-			same := err == nil && sameYAML(stdout.Bytes(), want)
-			switch {
-			case p.KnownDiff != "" && same:
-				t.Fatalf("output now equals the official engine's: delete %s/KNOWN_DIFF", p.Dir)
-			case p.KnownDiff != "":
-				t.Skipf("known difference: %s", p.KnownDiff)
-			case err != nil:
-				t.Fatalf("bin/kcl run: %v\n%s", err, stderr.String())
-			case !same:
-				t.Fatalf("output differs from the official engine's\n--- got\n%s\n--- want\n%s", stdout.String(), want)
+			if err != nil {
+				err = fmt.Errorf("%w\n%s", err, stderr.String())
 			}
+			CheckVerdict(t, p, "bin/kcl run", err, sameYAML(stdout.Bytes(), want), stdout.String(), string(want))
 		})
 	}
 }

@@ -31,17 +31,7 @@ func TestRealLike(t *testing.T) {
 				t.Fatal(err)
 			}
 			got, err := runOurs(p)
-			same := err == nil && sameYAML(got, want)
-			switch {
-			case p.KnownDiff != "" && same:
-				t.Fatalf("output now equals the official engine's: delete %s/KNOWN_DIFF", p.Dir)
-			case p.KnownDiff != "":
-				t.Skipf("known difference: %s", p.KnownDiff)
-			case err != nil:
-				t.Fatalf("run: %v", err)
-			case !same:
-				t.Fatalf("output differs from the official engine's\n--- got\n%s\n--- want\n%s", got, want)
-			}
+			CheckVerdict(t, p, "run", err, sameYAML(got, want), string(got), string(want))
 		})
 	}
 }

@@ -31,30 +31,17 @@ func TestCompileRealLikePrograms(t *testing.T) {
 	w := startWorker(t, nil)
 	for _, p := range progs {
 		t.Run(p.Name, func(t *testing.T) {
-			want, ok, err := p.ExpectedObjects()
-			switch {
-			case err != nil:
-				t.Fatal(err)
-			case !ok:
-				t.Skip("the output is not Kubernetes objects, which the controller refuses")
-			case !p.RunsFromFolder() || len(p.External) > 0:
-				t.Skip("the program needs files or -E packages its folder does not name")
-			}
+			want := realprograms.ControllerObjects(t, p)
 			a := w.publish(t, "real-like-"+p.Name, programFiles(t, p.Dir))
 			got, err := w.client.Compile(context.Background(), workerclient.CompileInput{
 				Artifact: ref(a), Config: workerclient.CompileConfig{Arguments: p.Args},
 			})
-			same := err == nil && objectsYAML(t, got.Objects) == objectsYAML(t, toObjects(t, want))
-			switch {
-			case p.KnownDiff != "" && same:
-				t.Fatalf("output now equals the official engine's: delete %s/KNOWN_DIFF", p.Dir)
-			case p.KnownDiff != "":
-				t.Skipf("known difference: %s", p.KnownDiff)
-			case err != nil:
-				t.Fatalf("compile: %v", err)
-			case !same:
-				t.Fatalf("objects differ from the official engine's\n--- got\n%s\n--- want\n%s", objectsYAML(t, got.Objects), objectsYAML(t, toObjects(t, want)))
+			var gotText string
+			if err == nil {
+				gotText = objectsYAML(t, got.Objects)
 			}
+			wantText := objectsYAML(t, toObjects(t, want))
+			realprograms.CheckVerdict(t, p, "compile", err, gotText == wantText, gotText, wantText)
 			for name := range p.ModPackages {
 				if !slices.ContainsFunc(got.Packages, func(pkg workerclient.Package) bool { return pkg.Name == name }) {
 					t.Errorf("kcl.mod dependency %s is not among the resolved packages %+v", name, got.Packages)

@@ -3,16 +3,11 @@ package applier_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"os"
 	"slices"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/go-logr/logr"
 	. "github.com/onsi/gomega"
-	"k8s.io/client-go/rest"
 
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 )
@@ -89,50 +84,8 @@ func (e *enterOrder) keys() []string {
 // startApplierConcurrent starts an applier replica reconciling at most
 // concurrent KCLRuns at once, its reconciles recorded in rec.
 func startApplierConcurrent(ctx context.Context, name string, concurrent int, rec *enterOrder) (stop func(), err error) {
-	nc, err := nats.Connect()
-	if err != nil {
-		return nil, err
-	}
-	cfg := applier.DefaultConfig()
-	cfg.MetricsAddr, cfg.HealthAddr = "", ""
-	cfg.InstanceName = name
-	cfg.Concurrent = concurrent
-	cfg.MaxBackoff = 4 * time.Second
-	cfg.LeaseTTL = 6 * time.Second
-	restCfg := rest.CopyConfig(env.Config)
-	restCfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return writes.wrap(requests.wrap(rt)) }
-	restCfg.QPS, restCfg.Burst = 200, 400
-	svc, err := applier.New(cfg, applier.Deps{
-		RESTConfig: restCfg,
-		NATS:       nc,
-		Compiler:   workers,
-		Resolver:   workers,
-		Logger:     logr.Discard(),
-		Hooks:      applier.Hooks{Enter: rec.enter, Exit: tracker.exit},
+	return startApplierWith(ctx, name, "", nil, workers, func(cfg *applier.Config, deps *applier.Deps) {
+		cfg.Concurrent = concurrent
+		deps.Hooks.Enter = rec.enter
 	})
-	if err != nil {
-		nc.Close()
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := svc.Run(ctx); err != nil {
-			fmt.Fprintln(os.Stderr, "applier:", err)
-		}
-	}()
-	select {
-	case <-svc.Up():
-	case <-time.After(time.Minute):
-		cancel()
-		<-done
-		nc.Close()
-		return nil, fmt.Errorf("applier %s did not start", name)
-	}
-	return func() {
-		cancel()
-		<-done
-		nc.Close()
-	}, nil
 }

@@ -148,8 +148,9 @@ func startApplier(ctx context.Context, name, eventsAddr string, reg prometheus.R
 	return startApplierWith(ctx, name, eventsAddr, reg, workers)
 }
 
-// startApplierWith starts an applier that calls the given workers.
-func startApplierWith(ctx context.Context, name, eventsAddr string, reg prometheus.Registerer, workers *workerclient.Client) (stop func(), err error) {
+// startApplierWith starts an applier that calls the given workers; adjust
+// changes the suite's configuration and dependencies before it starts.
+func startApplierWith(ctx context.Context, name, eventsAddr string, reg prometheus.Registerer, workers *workerclient.Client, adjust ...func(*applier.Config, *applier.Deps)) (stop func(), err error) {
 	nc, err := nats.Connect()
 	if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func startApplierWith(ctx context.Context, name, eventsAddr string, reg promethe
 	restCfg := rest.CopyConfig(env.Config)
 	restCfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return writes.wrap(requests.wrap(rt)) }
 	restCfg.QPS, restCfg.Burst = 200, 400
-	svc, err := applier.New(cfg, applier.Deps{
+	deps := applier.Deps{
 		RESTConfig: restCfg,
 		NATS:       nc,
 		Compiler:   workers,
@@ -173,7 +174,11 @@ func startApplierWith(ctx context.Context, name, eventsAddr string, reg promethe
 		Logger:     logr.Discard(),
 		Registerer: reg,
 		Hooks:      applier.Hooks{Enter: tracker.enter, Exit: tracker.exit},
-	})
+	}
+	for _, f := range adjust {
+		f(&cfg, &deps)
+	}
+	svc, err := applier.New(cfg, deps)
 	if err != nil {
 		nc.Close()
 		return nil, err
@@ -190,6 +195,8 @@ func startApplierWith(ctx context.Context, name, eventsAddr string, reg promethe
 	case <-svc.Up():
 	case <-time.After(time.Minute):
 		cancel()
+		<-done
+		nc.Close()
 		return nil, fmt.Errorf("applier %s did not start", name)
 	}
 	return func() {

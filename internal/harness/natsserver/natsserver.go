@@ -16,6 +16,9 @@
 //
 // Clients that reconnect (nats.go does by default) survive Shutdown+Restart, and JetStream
 // streams and consumers persisted in the store come back with the server.
+//
+// StartCluster runs a three-node JetStream cluster instead (cluster.go): routes between the
+// nodes, a store dir per node, leaders to find and wait for, nodes to crash and restart.
 package natsserver
 
 import (

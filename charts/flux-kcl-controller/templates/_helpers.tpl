@@ -3,9 +3,41 @@
 {{ .root.Values.image.registry }}/{{ .name }}:{{ .root.Values.image.tag | default .root.Chart.AppVersion }}
 {{- end -}}
 
-{{/* The NATS URL the watcher and the applier use. */}}
+{{/* The NATS URL the watcher and the applier use: nats.url, the bundled server's Service, or
+every server of the bundled cluster (comma-separated: a client fails over between them). */}}
 {{- define "fkc.natsURL" -}}
-{{ .Values.nats.url | default (printf "nats://kcl-nats.%s.svc:4222" .Release.Namespace) }}
+{{- if .Values.nats.url }}
+{{- .Values.nats.url }}
+{{- else if .Values.nats.cluster.enabled }}
+{{- $urls := list }}
+{{- range $i := until (include "fkc.natsClusterReplicas" . | int) }}
+{{- $urls = append $urls (printf "nats://kcl-nats-%d.kcl-nats-headless.%s.svc:4222" $i $.Release.Namespace) }}
+{{- end }}
+{{- join "," $urls }}
+{{- else }}
+{{- printf "nats://kcl-nats.%s.svc:4222" .Release.Namespace }}
+{{- end }}
+{{- end -}}
+
+{{/* The servers of the bundled NATS cluster (nats.cluster.replicas): 3 or 5, so that a quorum
+survives one (two) of them down; JetStream replicates the streams on 3 or 5 servers at most. */}}
+{{- define "fkc.natsClusterReplicas" -}}
+{{- $n := .Values.nats.cluster.replicas | int }}
+{{- if not (has $n (list 3 5)) }}
+{{- fail (printf "nats.cluster.replicas must be 3 or 5, got %v" .Values.nats.cluster.replicas) }}
+{{- end }}
+{{- if .Values.nats.url }}
+{{- fail "nats.cluster.enabled installs a NATS cluster; with nats.url the chart installs none: set one of them" }}
+{{- end }}
+{{- $n }}
+{{- end -}}
+
+{{/* The replicas of the reconcile-request stream and the applier's key-value buckets: every
+server of the bundled cluster holds a copy; 0 leaves the services' default (one, or extraArgs). */}}
+{{- define "fkc.natsStreamReplicas" -}}
+{{- if and .Values.nats.cluster.enabled (not .Values.allInOne.enabled) }}
+{{- include "fkc.natsClusterReplicas" . }}
+{{- else }}0{{ end }}
 {{- end -}}
 
 {{/* Labels on every object of the release. */}}

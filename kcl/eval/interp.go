@@ -139,7 +139,9 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 	if err := in.applyOverrides(mainPkg); err != nil {
 		return nil, err
 	}
-	err = in.resolveGuarded(mainPkg)
+	if !staticPassOff {
+		err = in.resolveGuarded(mainPkg)
+	}
 	in.collectSyntax = false
 	if len(in.syntaxErrs) > 0 {
 		err = in.syntaxFailure(mainPkg, err, false)

@@ -9,6 +9,11 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
+// staticPassOff skips the static pass (resolveProgram), as the engine ran
+// before it had one. Only the benchmarks that measure the pass's share of a
+// warm compile set it: a program it would refuse then runs.
+var staticPassOff bool
+
 // resolveProgram loads every package the main package imports, transitively,
 // and runs the static pass over them before anything is evaluated, as the
 // official engine does: a program it refuses is refused before it prints.

@@ -158,6 +158,31 @@ func (p *Program) readKclMod() error {
 	return nil
 }
 
+// K8sModuleEnv names the environment variable that points at the k8s 1.29
+// module (kcl-lang/modules' k8s/1.29, a folder outside the repository): the
+// k8s-importing program is run and timed only when it is set.
+const K8sModuleEnv = "KCL_K8S_MODULE"
+
+// K8sDeployment is the repository's kcl-deployment-shaped program
+// (testdata/k8s_programs/deployment: a Deployment, a Service and a ConfigMap of the
+// k8s module from one schema of option() parameters), with its kcl.mod
+// declaring k8s = "1.29" and the module given with -E, which wins over
+// kcl.mod: nothing is fetched. testdata is kcl/testdata; module the k8s
+// 1.29 folder.
+func K8sDeployment(testdata, module string) (Program, error) {
+	dir, err := filepath.Abs(filepath.Join(testdata, "k8s_programs", "deployment"))
+	if err != nil {
+		return Program{}, fmt.Errorf("k8s program: %w", err)
+	}
+	if module, err = filepath.Abs(module); err != nil {
+		return Program{}, fmt.Errorf("k8s module: %w", err)
+	}
+	if _, err := os.Stat(filepath.Join(module, "api", "apps", "v1")); err != nil {
+		return Program{}, fmt.Errorf("%s=%s is not the k8s module: %w", K8sModuleEnv, module, err)
+	}
+	return Program{Name: "k8s-deployment", Dir: dir, Files: []string{"main.k"}, External: map[string]string{"k8s": module}}, nil
+}
+
 // Public lists the public programs below root, laid out as
 //
 //	root/kcl-deployment        awesome-kusion/kcl-deployment

@@ -12,7 +12,10 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/kcl/eval"
 )
 
-const realLikeDir = "../testdata/real_like"
+const (
+	testdataDir = "../testdata"
+	realLikeDir = testdataDir + "/real_like"
+)
 
 // TestRealLike runs the repository's real-like programs and compares each
 // output byte for byte with the official engine's (expected.yaml).

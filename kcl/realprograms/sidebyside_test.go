@@ -18,7 +18,8 @@ import (
 // execProgram loop in one node process) in the same run, and prints a table.
 // It is a measurement, not a check: it asserts nothing about speed. Run it
 // with kcl/hack/bench.sh (KCL_BENCH_SIDE_BY_SIDE=1; KCL_REAL_PROGRAMS adds the
-// public programs; KCL_BENCH_RUNS sets the official engine's runs).
+// public programs, KCL_K8S_MODULE the k8s-importing one; KCL_BENCH_RUNS sets
+// the official engine's runs).
 func TestSideBySide(t *testing.T) {
 	if os.Getenv("KCL_BENCH_SIDE_BY_SIDE") == "" {
 		t.Skip("KCL_BENCH_SIDE_BY_SIDE is not set")
@@ -45,6 +46,15 @@ func TestSideBySide(t *testing.T) {
 			p.Name, p.Args = "deployments-1000", []string{"n=1000"}
 			all = append(all, p)
 		}
+	}
+	if module := os.Getenv(K8sModuleEnv); module != "" {
+		p, err := K8sDeployment(testdataDir, module)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, p)
+	} else {
+		t.Log(K8sModuleEnv + " is not set (the k8s 1.29 folder of kcl-lang/modules): the k8s-importing program is not timed")
 	}
 	if root := os.Getenv("KCL_REAL_PROGRAMS"); root != "" {
 		for _, p := range Public(root) {

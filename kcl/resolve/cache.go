@@ -1,9 +1,12 @@
 package resolve
 
 import (
-	"fmt"
-	"strings"
+	"crypto/sha256"
+	"encoding/binary"
+	"hash"
+	"io"
 	"sync"
+	"unsafe"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
@@ -23,8 +26,11 @@ var pkgCache = struct {
 	m map[string]*pkgInfo
 }{m: map[string]*pkgInfo{}}
 
-// cacheKeys names each package by its path, the identity of its modules
-// and, recursively, the keys of its imports.
+// cacheKeys names each package by a digest of its path, the identity of
+// its modules and, recursively, the keys of its imports. A digest, not the
+// text it is made of: spelled out, a package's key would hold the keys of
+// its imports once per import statement (the k8s module's core/v1 imports
+// meta/v1 from forty files), hundreds of kilobytes rebuilt on every compile.
 func cacheKeys(prog *Program) map[*Package]string {
 	keys := map[*Package]string{}
 	var key func(p *Package, depth int) string
@@ -36,24 +42,26 @@ func cacheKeys(prog *Program) map[*Package]string {
 			return ""
 		}
 		keys[p] = "" // an import cycle has no stable key
-		var b strings.Builder
-		b.WriteString(p.Path)
+		h := newKeyHash()
+		h.str(p.Path)
 		for _, f := range p.Files {
-			fmt.Fprintf(&b, "|%p:%p:%d", f.Module, f.Body, len(f.Body))
+			h.ptr(unsafe.Pointer(f.Module))
+			h.ptr(unsafe.Pointer(unsafe.SliceData(f.Body)))
+			h.int(len(f.Body))
 			for _, st := range f.Body {
 				imp, ok := st.(*syntax.ImportStmt)
 				if !ok || f.Imports[imp] == nil {
 					continue
 				}
-				dep := f.Imports[imp]
-				dk := key(dep, depth+1)
+				dk := key(f.Imports[imp], depth+1)
 				if dk == "" {
 					return ""
 				}
-				fmt.Fprintf(&b, "(%s)", dk)
+				h.str(dk)
 			}
+			h.int(-1) // the end of a file's imports
 		}
-		k := b.String()
+		k := h.sum()
 		keys[p] = k
 		return k
 	}
@@ -61,6 +69,40 @@ func cacheKeys(prog *Program) map[*Package]string {
 		key(p, 0)
 	}
 	return keys
+}
+
+// keyHash accumulates a cache key; every part is written with its length
+// or fixed size, so that different sequences of parts never collide.
+type keyHash struct {
+	h   hash.Hash
+	buf [8]byte
+}
+
+func newKeyHash() *keyHash { return &keyHash{h: sha256.New()} }
+
+func (k *keyHash) int(n int) {
+	binary.LittleEndian.PutUint64(k.buf[:], uint64(n))
+	k.h.Write(k.buf[:])
+}
+
+func (k *keyHash) ptr(p unsafe.Pointer) { k.int(int(uintptr(p))) }
+
+func (k *keyHash) bool(b bool) {
+	if b {
+		k.int(1)
+	} else {
+		k.int(0)
+	}
+}
+
+func (k *keyHash) str(s string) {
+	k.int(len(s))
+	io.WriteString(k.h, s)
+}
+
+func (k *keyHash) sum() string {
+	var out [sha256.Size]byte
+	return string(k.h.Sum(out[:0]))
 }
 
 func cacheGet(key string) *pkgInfo {
@@ -106,19 +148,21 @@ var programCache = struct {
 	m map[string]*programEntry
 }{m: map[string]*programEntry{}}
 
-// mainCacheKey names the whole program by the main package's modules,
-// whether its bodies were rewritten, its variant and the keys of its imports
-// (which name the imported packages' modules, recursively); "" when the
-// program has no stable key (an import cycle, a file without a module).
+// mainCacheKey names the whole program by a digest of the main package's
+// modules, whether its bodies were rewritten, its variant and the keys of
+// its imports (which name the imported packages' modules, recursively); ""
+// when the program has no stable key (an import cycle, a file without a
+// module).
 func mainCacheKey(prog *Program, keys map[*Package]string) string {
-	var b strings.Builder
-	b.WriteString(prog.Main.Path)
+	h := newKeyHash()
+	h.str(prog.Main.Path)
 	for _, f := range prog.Main.Files {
 		if f.Module == nil {
 			return ""
 		}
 		same := len(f.Body) == len(f.Module.Body) && (len(f.Body) == 0 || &f.Body[0] == &f.Module.Body[0])
-		fmt.Fprintf(&b, "|%p:%t", f.Module, same)
+		h.ptr(unsafe.Pointer(f.Module))
+		h.bool(same)
 		for _, st := range f.Body {
 			imp, ok := st.(*syntax.ImportStmt)
 			if !ok || f.Imports[imp] == nil {
@@ -128,12 +172,12 @@ func mainCacheKey(prog *Program, keys map[*Package]string) string {
 			if dk == "" {
 				return ""
 			}
-			fmt.Fprintf(&b, "(%s)", dk)
+			h.str(dk)
 		}
+		h.int(-1) // the end of a file's imports
 	}
-	b.WriteString("\x00")
-	b.WriteString(prog.MainVariant)
-	return b.String()
+	h.str(prog.MainVariant)
+	return h.sum()
 }
 
 func programCacheGet(key string) ([]*Diagnostic, bool) {

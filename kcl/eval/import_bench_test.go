@@ -90,3 +90,35 @@ func TestLargeImportIsParsedOnce(t *testing.T) {
 		t.Fatalf("second run parsed %d files again (hits %d -> %d)", after.Misses-before.Misses, before.Hits, after.Hits)
 	}
 }
+
+// Many distinct main programs (a controller's tenants, each compiled once)
+// stay within the main files' bound and do not push the package they import
+// out of the cache.
+func TestDistinctMainProgramsKeepImportedPackageCached(t *testing.T) {
+	dir := t.TempDir()
+	writeLargePackage(t, dir, 2, 5)
+	const mainLimit = 4 << 10
+	SetMainParseCacheLimit(mainLimit)
+	defer SetMainParseCacheLimit(DefaultMainParseCacheBytes)
+	main := filepath.Join(dir, "main.k")
+	run := func(i int) {
+		t.Helper()
+		src := fmt.Sprintf("import k8s\n\n# tenant %d%s\nr = k8s.Kind0_0 {field1 = \"t%d\"}\n", i, strings.Repeat(" padding", 40), i)
+		cfg := &Config{Root: dir, ModRoot: dir, Files: []string{main}, FileOverrides: map[string][]byte{main: []byte(src)}}
+		if _, err := Run(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(0)
+	for i := 1; i <= 100; i++ {
+		run(i)
+	}
+	if got := mainParseCache.stats().SourceBytes; got > mainLimit {
+		t.Fatalf("main files' cache holds %d bytes of source, bound %d", got, mainLimit)
+	}
+	before := sharedParseCache.stats()
+	run(101)
+	if after := sharedParseCache.stats(); after.Misses != before.Misses {
+		t.Fatalf("the imported package was parsed again after 100 distinct programs (%d files)", after.Misses-before.Misses)
+	}
+}

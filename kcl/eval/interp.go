@@ -222,7 +222,7 @@ func (in *Interp) loadMain() (*pkgState, error) {
 				p.dir = f
 			}
 			for _, kf := range files {
-				if err := in.addFile(p, kf); err != nil {
+				if err := in.addFile(p, kf, true); err != nil {
 					return nil, err
 				}
 			}
@@ -231,7 +231,7 @@ func (in *Interp) loadMain() (*pkgState, error) {
 		if p.dir == "" {
 			p.dir = filepath.Dir(f)
 		}
-		if err := in.addFile(p, f); err != nil {
+		if err := in.addFile(p, f, true); err != nil {
 			return nil, err
 		}
 	}
@@ -241,8 +241,9 @@ func (in *Interp) loadMain() (*pkgState, error) {
 	return p, nil
 }
 
-func (in *Interp) addFile(p *pkgState, path string) error {
-	m, err := in.sb.parse(path)
+// addFile parses a file of p; main says p is the run's main package.
+func (in *Interp) addFile(p *pkgState, path string, main bool) error {
+	m, err := in.sb.parse(path, main)
 	if errors.Is(err, errSourceUnreadable) {
 		return &Error{Kind: KindCannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s from %s", filepath.Base(path), path)}
 	}

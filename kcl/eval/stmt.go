@@ -448,7 +448,7 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 	p := &pkgState{path: pkgPath, dir: dir, types: map[string]*typeAlias{}}
 	switch {
 	case in.sb.IsFile(dir+".k") && !in.hasKFiles(dir):
-		if err := in.addFile(p, dir+".k"); err != nil {
+		if err := in.addFile(p, dir+".k", false); err != nil {
 			return nil, err
 		}
 	case in.sb.IsDir(dir):
@@ -459,7 +459,7 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 			return nil, locate(err, pos)
 		}
 		for _, kf := range files {
-			if err := in.addFile(p, kf); err != nil {
+			if err := in.addFile(p, kf, false); err != nil {
 				return nil, err
 			}
 		}

@@ -109,9 +109,12 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	mgr, err := manager.New(deps.RestConfig, manager.Options{
 		Scheme: scheme,
 		Logger: deps.Logger,
-		Cache: cache.Options{ByObject: map[client.Object]cache.ByObject{
-			&kclv1.KCLRun{}: {Label: selector},
-		}},
+		Cache: cache.Options{
+			ByObject: map[client.Object]cache.ByObject{
+				&kclv1.KCLRun{}: {Label: selector},
+			},
+			DefaultTransform: cacheTransform(),
+		},
 		Metrics:                       metrics,
 		HealthProbeBindAddress:        cfg.HealthAddr,
 		LeaderElection:                cfg.EnableLeaderElection,

@@ -34,3 +34,22 @@ func TestDrifted(t *testing.T) {
 		}
 	}
 }
+
+func TestTrimManagedFieldsKeepsTheLastWriter(t *testing.T) {
+	kubectl := entry("kubectl-edit", 2, "")
+	kubectl.FieldsType, kubectl.FieldsV1 = "FieldsV1", &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}
+	obj := meta(2, "2", entry("fkc", 1, ""), kubectl)
+	out, err := trimManagedFields(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trimmed := out.(*metav1.PartialObjectMetadata)
+	for _, e := range trimmed.ManagedFields {
+		if e.FieldsV1 != nil || e.FieldsType != "" {
+			t.Fatalf("field set kept: %+v", e)
+		}
+	}
+	if got := lastWriter(trimmed); got != "kubectl-edit" {
+		t.Fatalf("lastWriter = %q after trimming, want kubectl-edit", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/fluxcd/pkg/runtime/pprof"
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -187,6 +188,11 @@ func (p *Process) serveHTTP(ctx context.Context, g *errgroup.Group, gatherer pro
 	}
 	metricsMux := http.NewServeMux()
 	metricsMux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	if p.cfg.Applier.EnablePprof || p.cfg.Watcher.EnablePprof { // --enable-pprof sets both
+		for path, h := range pprof.GetHandlers() {
+			metricsMux.Handle(path, h)
+		}
+	}
 	serve(p.cfg.MetricsAddr, metricsMux)
 
 	health := http.NewServeMux()

@@ -155,7 +155,7 @@ func (d *driver) awaitBurst(ctx context.Context, revisions *changeWaiter, n int,
 	if err := change(); err != nil {
 		return 0, err
 	}
-	deadline := time.After(d.opts.SyncTimeout)
+	deadline := time.After(d.syncTimeoutFor(n))
 	last := start
 	for i, ch := range seen {
 		select {
@@ -167,7 +167,7 @@ func (d *driver) awaitBurst(ctx context.Context, revisions *changeWaiter, n int,
 			for j := i; j < n; j++ {
 				revisions.cancel(burstTarget(j))
 			}
-			return 0, fmt.Errorf("burst: %d of %d KCLRuns did not apply %s within %s", n-i, n, revision, d.opts.SyncTimeout)
+			return 0, fmt.Errorf("burst: %d of %d KCLRuns did not apply %s within %s", n-i, n, revision, d.syncTimeoutFor(n))
 		case <-ctx.Done():
 			return 0, ctx.Err()
 		}

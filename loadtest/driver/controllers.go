@@ -91,6 +91,9 @@ func (d *driver) startAllInOne(ctx context.Context, kubeconfig string) (*control
 		return nil, err
 	}
 	args := append([]string{"all-in-one", "--nats-addr=", "--metrics-addr=" + addrs[0], "--health-addr=" + addrs[1]}, d.opts.ControllerArgs...)
+	if d.opts.HeapProfile {
+		args = append(args, "--enable-pprof")
+	}
 	p, err := startProcess("all-in-one", d.logDir, filepath.Join(d.opts.BinDir, "flux-kcl-controller"), args, []string{"KUBECONFIG=" + kubeconfig})
 	if err != nil {
 		return nil, err
@@ -130,6 +133,9 @@ func (d *driver) startSplit(ctx context.Context, kubeconfig string) (*controller
 			return nil, err
 		}
 		args := []string{"--metrics-addr=" + addrs[0], "--health-addr=" + addrs[1]}
+		if d.opts.HeapProfile {
+			args = append(args, "--enable-pprof")
+		}
 		switch name {
 		case "compiler", "resolver":
 			grpcAddrs[name] = addrs[2]

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/pprof"
+	"strings"
 	"time"
 
 	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
@@ -127,13 +128,14 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 	}
 	d.logf("N=%d: %d/%d KCLRuns Ready in %.1fs", n, fs.Ready, n, fs.Seconds)
 	if fs.Ready < n {
-		return fs, fmt.Errorf("only %d of %d KCLRuns became Ready within %s; see %s", fs.Ready, n, d.opts.SyncTimeout, d.logDir)
+		return fs, fmt.Errorf("only %d of %d KCLRuns became Ready within %s; see %s", fs.Ready, n, d.syncTimeoutFor(n), d.logDir)
 	}
 	if !full {
 		return fs, nil
 	}
 	size.KCL = fs
 	d.saveMetrics(ctx, ctrl, fmt.Sprintf("after-first-sync-%d", n))
+	d.saveHeapProfiles(ctx, ctrl, fmt.Sprintf("after-first-sync-%d", n))
 
 	if size.Policy, err = d.policyLatency(ctx, cl.client, ts, images); err != nil {
 		return fs, err
@@ -154,6 +156,7 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 		if size.Steady, err = d.steady(ctx, cl, ctrl); err != nil {
 			return fs, err
 		}
+		d.saveHeapProfiles(ctx, ctrl, fmt.Sprintf("after-steady-%d", n))
 	}
 	size.Memory = peaks(ctrl.pids, cl.apiserverPIDs)
 	if len(d.opts.Faults) > 0 {
@@ -198,7 +201,7 @@ func (d *driver) runKustomize(ctx context.Context, cl *cluster, size *report.Siz
 		size.KustomizeMemory = &m
 	}
 	if fs.Ready < n {
-		return fs, fmt.Errorf("only %d of %d Kustomizations became Ready within %s; see %s", fs.Ready, n, d.opts.SyncTimeout, d.logDir)
+		return fs, fmt.Errorf("only %d of %d Kustomizations became Ready within %s; see %s", fs.Ready, n, d.syncTimeoutFor(n), d.logDir)
 	}
 	return fs, nil
 }
@@ -218,7 +221,7 @@ func (d *driver) firstSync(ctx context.Context, cl *cluster, ctrl *controller, t
 	}
 	select {
 	case <-tracker.allDone:
-	case <-time.After(d.opts.SyncTimeout):
+	case <-time.After(d.syncTimeoutFor(len(ts))):
 	case <-ctx.Done():
 		return tracker.result(), ctx.Err()
 	}
@@ -308,6 +311,35 @@ func (d *driver) saveMetrics(ctx context.Context, ctrl *controller, label string
 		resp.Body.Close()
 		if err == nil {
 			_ = os.WriteFile(filepath.Join(dir, name+"-"+label+".prom"), data, 0o644)
+		}
+	}
+}
+
+// saveHeapProfiles keeps, with --heap-profile, each controller process's
+// heap profile in OutDir/profiles/; failures only lose the file.
+func (d *driver) saveHeapProfiles(ctx context.Context, ctrl *controller, label string) {
+	if !d.opts.HeapProfile {
+		return
+	}
+	dir := filepath.Join(d.opts.OutDir, "profiles")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return
+	}
+	for name, url := range ctrl.metrics {
+		url = strings.TrimSuffix(url, "/metrics") + "/debug/pprof/heap"
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			continue
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			d.logf("heap profile of %s: %v", name, err)
+			continue
+		}
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode == http.StatusOK {
+			_ = os.WriteFile(filepath.Join(dir, "heap-"+name+"-"+label+".pprof"), data, 0o644)
 		}
 	}
 }

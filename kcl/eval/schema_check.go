@@ -98,8 +98,8 @@ func checkRequired(v value.Value, pos syntax.Position) error {
 	switch x := v.(type) {
 	case *value.Schema:
 		if def, ok := x.Def.(*schemaDef); ok {
-			for _, name := range def.attrs {
-				if def.attrTypes[name].optional {
+			for _, name := range def.attrNames() {
+				if def.attrDecls()[name].optional {
 					continue
 				}
 				if av, ok := x.Config.Get(name); !ok || value.IsNoneOrUndefined(av) {

@@ -18,13 +18,17 @@ type schemaDef struct {
 	env     *env // defining environment (file, package)
 	parent  *schemaDef
 	mixins  []*schemaDef
-	// attrs are the declared attributes of the whole chain, in order.
-	attrs     []string
-	attrTypes map[string]attrDecl
-	indexSig  *syntax.SchemaIndexSignature
-	indexEnv  *env
-	fn        *value.Function
-	instances []instanceRecord
+	// attrs are the declared attributes of the whole chain, in order, and
+	// attrTypes their declarations; both are built on first use (attrNames,
+	// attrDecls): a package such as the k8s module defines hundreds of
+	// schemas per run of which a program instantiates a few.
+	attrs      []string
+	attrTypes  map[string]attrDecl
+	attrsBuilt bool
+	indexSig   *syntax.SchemaIndexSignature
+	indexEnv   *env
+	fn         *value.Function
+	instances  []instanceRecord
 }
 
 type instanceRecord struct {
@@ -66,7 +70,7 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 	if err := checkParams(s.Args); err != nil {
 		return nil, err
 	}
-	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, stmt: s, env: &env{file: e.file, pkg: e.pkg}, attrTypes: map[string]attrDecl{}}
+	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, stmt: s, env: &env{file: e.file, pkg: e.pkg}}
 	if s.ParentName != nil {
 		pv, err := in.evalIdentifier(e, s.ParentName)
 		if err != nil {
@@ -80,10 +84,6 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 			return nil, errorAt(s.ParentName.Pos(), KindIllegalInherit, "mixin inheritance %s is prohibited", pdef.name)
 		}
 		def.parent = pdef
-		def.attrs = append(def.attrs, pdef.attrs...)
-		for k, v := range pdef.attrTypes {
-			def.attrTypes[k] = v
-		}
 		def.indexSig, def.indexEnv = pdef.indexSig, pdef.indexEnv
 	}
 	for _, m := range s.Mixins {
@@ -96,36 +96,6 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 			return nil, errorAt(m.Pos(), KindIllegalInherit, "illegal schema mixin object type, expected mixin, got '%s'", mv.Type())
 		}
 		def.mixins = append(def.mixins, mdef)
-	}
-	addAttrs := func(body []syntax.Stmt, de *env) {
-		var walk func([]syntax.Stmt)
-		walk = func(stmts []syntax.Stmt) {
-			for _, st := range stmts {
-				switch a := st.(type) {
-				case *syntax.SchemaAttr:
-					name := a.Name.Value
-					if _, ok := def.attrTypes[name]; !ok {
-						def.attrs = append(def.attrs, name)
-					}
-					prev, had := def.attrTypes[name]
-					decl := attrDecl{pos: a.Pos(), ty: a.Ty, optional: a.IsOptional, env: de, decorators: a.Decorators}
-					if had && a.Ty == nil {
-						decl.ty, decl.env, decl.pos = prev.ty, prev.env, prev.pos
-					}
-					def.attrTypes[name] = decl
-				case *syntax.IfStmt:
-					walk(a.Body)
-					walk(a.Orelse)
-				}
-			}
-		}
-		walk(body)
-	}
-	addAttrs(s.Body, def.env)
-	for _, m := range def.mixins {
-		if m.stmt != nil {
-			addAttrs(m.stmt.Body, m.env)
-		}
 	}
 	if s.IndexSignature != nil {
 		def.indexSig, def.indexEnv = s.IndexSignature, def.env
@@ -140,8 +110,70 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 	return def, nil
 }
 
+// attrNames returns the declared attributes of the schema's chain, in order.
+func (d *schemaDef) attrNames() []string {
+	d.buildAttrs()
+	return d.attrs
+}
+
+// attrDecls returns the declarations of the schema's attributes by name.
+func (d *schemaDef) attrDecls() map[string]attrDecl {
+	d.buildAttrs()
+	return d.attrTypes
+}
+
+// buildAttrs lists the attributes of the parent, then of the schema's body,
+// then of its mixins; a later declaration without a type keeps the earlier
+// one's type.
+func (d *schemaDef) buildAttrs() {
+	if d.attrsBuilt {
+		return
+	}
+	d.attrsBuilt = true
+	d.attrTypes = map[string]attrDecl{}
+	if d.parent != nil {
+		d.attrs = append(d.attrs, d.parent.attrNames()...)
+		for k, v := range d.parent.attrDecls() {
+			d.attrTypes[k] = v
+		}
+	}
+	if d.stmt == nil {
+		return
+	}
+	addAttrs := func(body []syntax.Stmt, de *env) {
+		var walk func([]syntax.Stmt)
+		walk = func(stmts []syntax.Stmt) {
+			for _, st := range stmts {
+				switch a := st.(type) {
+				case *syntax.SchemaAttr:
+					name := a.Name.Value
+					prev, had := d.attrTypes[name]
+					if !had {
+						d.attrs = append(d.attrs, name)
+					}
+					decl := attrDecl{pos: a.Pos(), ty: a.Ty, optional: a.IsOptional, env: de, decorators: a.Decorators}
+					if had && a.Ty == nil {
+						decl.ty, decl.env, decl.pos = prev.ty, prev.env, prev.pos
+					}
+					d.attrTypes[name] = decl
+				case *syntax.IfStmt:
+					walk(a.Body)
+					walk(a.Orelse)
+				}
+			}
+		}
+		walk(body)
+	}
+	addAttrs(d.stmt.Body, d.env)
+	for _, m := range d.mixins {
+		if m.stmt != nil {
+			addAttrs(m.stmt.Body, m.env)
+		}
+	}
+}
+
 func (in *Interp) defineRule(e *env, s *syntax.RuleStmt) (*schemaDef, error) {
-	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, rule: s, env: &env{file: e.file, pkg: e.pkg}, attrTypes: map[string]attrDecl{}}
+	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, rule: s, env: &env{file: e.file, pkg: e.pkg}}
 	for _, p := range s.ParentRules {
 		pv, err := in.evalIdentifier(e, p)
 		if err != nil {

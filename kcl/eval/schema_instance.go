@@ -142,7 +142,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		}
 	}
 	for _, ent := range config.Entries() {
-		if a, ok := def.attrTypes[ent.Key]; ok && len(a.decorators) > 0 && !value.IsNoneOrUndefined(ent.Value) {
+		if a, ok := def.attrDecls()[ent.Key]; ok && len(a.decorators) > 0 && !value.IsNoneOrUndefined(ent.Value) {
 			if err := in.checkDeprecated(a.env, a.decorators, ent.Key, pos); err != nil {
 				return nil, err
 			}
@@ -164,7 +164,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	}
 	in.schemaStack++
 	defer func() { in.schemaStack-- }()
-	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrs) + config.Len()), config: config, cfgExpr: cfgExpr, converted: converted}
+	f := &schemaFrame{def: def, inst: value.NewDict(len(def.attrNames()) + config.Len()), config: config, cfgExpr: cfgExpr, converted: converted}
 	// Combined bodies: ancestors first, each followed by its mixins.
 	var refs []stmtRef
 	var envs []*env
@@ -259,7 +259,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		inst.ConfigKeys = append(inst.ConfigKeys, ent.Key)
 	}
 	inst.Optional = map[string]bool{}
-	for name, a := range def.attrTypes {
+	for name, a := range def.attrDecls() {
 		inst.Optional[name] = a.optional
 	}
 	// Required attributes are checked on top-level instances only (nested ones
@@ -332,7 +332,7 @@ func (in *Interp) frameLookup(f *schemaFrame, name string) (value.Value, bool, e
 	if v, ok := f.config.Get(name); ok {
 		return v, true, nil
 	}
-	if _, ok := f.def.attrTypes[name]; ok {
+	if _, ok := f.def.attrDecls()[name]; ok {
 		return value.Undefined, true, nil
 	}
 	return nil, false, nil
@@ -341,7 +341,7 @@ func (in *Interp) frameLookup(f *schemaFrame, name string) (value.Value, bool, e
 // hasAttr tells whether name is an attribute of the schema: declared (own or
 // inherited) or assigned in a body.
 func (f *schemaFrame) hasAttr(name string) bool {
-	if _, ok := f.def.attrTypes[name]; ok {
+	if _, ok := f.def.attrDecls()[name]; ok {
 		return true
 	}
 	_, ok := f.ls.setters[name]
@@ -375,7 +375,7 @@ func (in *Interp) frameSet(f *schemaFrame, e *env, name string, v value.Value, p
 			return err
 		}
 	}
-	if a, ok := f.def.attrTypes[name]; ok && a.ty != nil {
+	if a, ok := f.def.attrDecls()[name]; ok && a.ty != nil {
 		r, ok, err := in.tryConvert(a.env, v, a.ty, true)
 		if err != nil {
 			return err

@@ -43,12 +43,12 @@ func (in *Interp) conversionDetails(e *env, v value.Value, ty syntax.Type) strin
 	}
 	var b strings.Builder
 	for _, ent := range d.Entries() {
-		if _, declared := def.attrTypes[ent.Key]; !declared {
+		if _, declared := def.attrDecls()[ent.Key]; !declared {
 			fmt.Fprintf(&b, "\nSchema %s does not contain attribute %s", def.name, ent.Key)
 		}
 	}
-	for _, name := range def.attrs {
-		if _, has := d.Get(name); !has && !def.attrTypes[name].optional {
+	for _, name := range def.attrNames() {
+		if _, has := d.Get(name); !has && !def.attrDecls()[name].optional {
 			fmt.Fprintf(&b, "\nSchema %s's attribute %s is missing", def.name, name)
 		}
 	}
@@ -323,7 +323,7 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 		// the type, as the runtime's convert_collection_value.
 		if def.indexSig == nil && def.rule == nil {
 			for _, ent := range x.Entries() {
-				if _, declared := def.attrTypes[ent.Key]; !declared {
+				if _, declared := def.attrDecls()[ent.Key]; !declared {
 					return v, false, nil
 				}
 			}

@@ -42,7 +42,9 @@
 package eval
 
 import (
+	"hash/maphash"
 	"strings"
+	"sync"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/builtins"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
@@ -279,44 +281,141 @@ type lazyScope struct {
 	running map[string]bool
 	// declared records names that have a plain assignment, for immutability.
 	assigned map[string]bool
-	inOrder  map[string]bool
+	// inOrder (shared, read-only) holds the names of the layout's order,
+	// added those set later.
+	inOrder map[string]bool
+	added   map[string]bool
 	// types are the annotations of globals; later assignments must match.
 	types map[string]declaredType
 }
 
 func newLazyScope(refs []stmtRef) *lazyScope {
-	ls := &lazyScope{
+	lay := layoutOf(refs)
+	return &lazyScope{
 		vals:     map[string]value.Value{},
-		setters:  map[string][]int{},
+		setters:  lay.setters,
+		order:    lay.order[:len(lay.order):len(lay.order)], // an append copies
+		inOrder:  lay.inOrder,
 		stmts:    refs,
 		done:     make([]bool, len(refs)),
 		running:  map[string]bool{},
 		assigned: map[string]bool{},
 		types:    map[string]declaredType{},
 	}
-	ls.inOrder = map[string]bool{}
-	for i, r := range refs {
-		for _, n := range stmtTargets(r.stmt, nil) {
-			s := ls.setters[n]
-			if len(s) == 0 || s[len(s)-1] != i {
-				ls.setters[n] = append(s, i)
-			}
-			// Output order is declaration order, whatever order values are computed in.
-			if !ls.inOrder[n] {
-				ls.inOrder[n] = true
-				ls.order = append(ls.order, n)
-			}
-		}
-	}
-	return ls
 }
 
 func (ls *lazyScope) set(name string, v value.Value) {
-	if !ls.inOrder[name] {
-		ls.inOrder[name] = true
+	if !ls.inOrder[name] && !ls.added[name] {
+		// inOrder belongs to the shared layout: names it lacks go apart.
+		if ls.added == nil {
+			ls.added = map[string]bool{}
+		}
+		ls.added[name] = true
 		ls.order = append(ls.order, name)
 	}
 	ls.vals[name] = v
+}
+
+// scopeLayout is what a lazy scope knows of its statements before any of
+// them runs: which statements may assign each name and the names in
+// declaration order. It depends on the statements only, so runs share it:
+// the k8s module's packages and its schemas' bodies are laid out once per
+// process, not on every import and every instance. It is read-only.
+type scopeLayout struct {
+	// stmts are the statements it was made from; holding them keeps their
+	// addresses, which find it, from being reused by other statements.
+	stmts   []syntax.Stmt
+	setters map[string][]int
+	order   []string
+	inOrder map[string]bool
+}
+
+func newScopeLayout(refs []stmtRef) *scopeLayout {
+	lay := &scopeLayout{stmts: make([]syntax.Stmt, len(refs)), setters: map[string][]int{}, inOrder: map[string]bool{}}
+	for i, r := range refs {
+		lay.stmts[i] = r.stmt
+		for _, n := range stmtTargets(r.stmt, nil) {
+			s := lay.setters[n]
+			if len(s) == 0 || s[len(s)-1] != i {
+				lay.setters[n] = append(s, i)
+			}
+			// Output order is declaration order, whatever order values are computed in.
+			if !lay.inOrder[n] {
+				lay.inOrder[n] = true
+				lay.order = append(lay.order, n)
+			}
+		}
+	}
+	return lay
+}
+
+// maxScopeLayouts bounds the shared layouts; past it the cache starts over.
+const maxScopeLayouts = 8192
+
+var scopeLayouts = struct {
+	sync.Mutex
+	m map[uint64][]*scopeLayout
+	n int
+}{m: map[uint64][]*scopeLayout{}}
+
+var scopeLayoutSeed = maphash.MakeSeed()
+
+// layoutOf returns the shared layout of refs' statements, made on first use.
+// Only statements of parsed modules are shared (see sharedBodies): a body
+// rewritten for one run would only fill the cache.
+func layoutOf(refs []stmtRef) *scopeLayout {
+	if !sharedBodies(refs) {
+		return newScopeLayout(refs)
+	}
+	h := uint64(len(refs))
+	for _, r := range refs {
+		h = h*1099511628211 ^ maphash.Comparable(scopeLayoutSeed, r.stmt)
+	}
+	scopeLayouts.Lock()
+	for _, lay := range scopeLayouts.m[h] {
+		if sameStmts(lay.stmts, refs) {
+			scopeLayouts.Unlock()
+			return lay
+		}
+	}
+	scopeLayouts.Unlock()
+	lay := newScopeLayout(refs)
+	scopeLayouts.Lock()
+	defer scopeLayouts.Unlock()
+	if scopeLayouts.n >= maxScopeLayouts {
+		scopeLayouts.m, scopeLayouts.n = map[uint64][]*scopeLayout{}, 0
+	}
+	scopeLayouts.m[h] = append(scopeLayouts.m[h], lay)
+	scopeLayouts.n++
+	return lay
+}
+
+func sameStmts(stmts []syntax.Stmt, refs []stmtRef) bool {
+	if len(stmts) != len(refs) {
+		return false
+	}
+	for i, r := range refs {
+		if stmts[i] != r.stmt {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedBodies reports statements that all come from the bodies of their
+// files' parsed modules (schema bodies included), not from a per-run copy
+// of a file's body made when configs were merged or overrides applied.
+func sharedBodies(refs []stmtRef) bool {
+	for _, r := range refs {
+		if f := r.file; f != nil && f.mod != nil && !sameBody(f.body, f.mod.Body) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameBody(a, b []syntax.Stmt) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // stmtTargets lists the names a statement may assign.

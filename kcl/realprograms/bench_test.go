@@ -61,3 +61,17 @@ func benchProgram(b *testing.B, p Program) {
 		b.ReportMetric(float64(size), "yaml-bytes")
 	})
 }
+
+// BenchmarkK8sDeployment runs the k8s-importing program (K8sDeployment,
+// the module from $KCL_K8S_MODULE).
+func BenchmarkK8sDeployment(b *testing.B) {
+	module := os.Getenv(K8sModuleEnv)
+	if module == "" {
+		b.Skip(K8sModuleEnv + " is not set (the k8s 1.29 folder of kcl-lang/modules)")
+	}
+	p, err := K8sDeployment(testdataDir, module)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchProgram(b, p)
+}

@@ -47,6 +47,11 @@ func New(cfg Config, deps Deps) (*Process, error) {
 	if deps.RestConfig == nil {
 		return nil, errors.New("all-in-one needs a rest.Config")
 	}
+	// The embedded server is one node: a replicated stream could never be created.
+	if cfg.Watcher.JetStreamReplicas > 1 || cfg.Applier.JetStreamReplicas > 1 {
+		return nil, fmt.Errorf("--jetstream-replicas %d: the embedded NATS server is a single node, so its streams have one replica (run the split services against a NATS cluster to replicate them)",
+			max(cfg.Watcher.JetStreamReplicas, cfg.Applier.JetStreamReplicas))
+	}
 	return &Process{cfg: cfg, deps: deps, started: make(chan struct{})}, nil
 }
 

@@ -28,6 +28,7 @@ func mergeFlags(fs *pflag.FlagSet, skip map[string]bool, sets ...*pflag.FlagSet)
 			order = append(order, &pflag.Flag{
 				Name: f.Name, Shorthand: f.Shorthand, Usage: f.Usage,
 				Value: fo, DefValue: f.DefValue, NoOptDefVal: f.NoOptDefVal,
+				Deprecated: f.Deprecated, Hidden: f.Hidden,
 			})
 		})
 	}

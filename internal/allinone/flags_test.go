@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/spf13/pflag"
+	"k8s.io/client-go/rest"
 )
 
 func TestMergedFlagSetsEveryService(t *testing.T) {
@@ -33,5 +34,25 @@ func TestMergedFlagSetsEveryService(t *testing.T) {
 	}
 	if own != ":1" || addrA != ":8080" || addrB != ":8080" {
 		t.Errorf("skipped flag leaked: own=%q a=%q b=%q", own, addrA, addrB)
+	}
+}
+
+// --jetstream-replicas is one flag for the watcher and the applier (both ensure the
+// stream), and the all-in-one process refuses more than one replica: its NATS is one node.
+func TestJetStreamReplicasSetsBothAndIsRefusedEmbedded(t *testing.T) {
+	cfg := DefaultConfig()
+	fs := pflag.NewFlagSet("all-in-one", pflag.ContinueOnError)
+	cfg.BindFlags(fs)
+	if err := fs.Parse([]string{"--jetstream-replicas=3"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Watcher.JetStreamReplicas != 3 || cfg.Applier.JetStreamReplicas != 3 {
+		t.Fatalf("--jetstream-replicas set watcher=%d applier=%d, want 3 for both", cfg.Watcher.JetStreamReplicas, cfg.Applier.JetStreamReplicas)
+	}
+	if _, err := New(cfg, Deps{RestConfig: &rest.Config{}}); err == nil {
+		t.Fatal("all-in-one accepted 3 replicas on its single embedded node")
+	}
+	if f := fs.Lookup("stream-replicas"); f == nil || f.Deprecated == "" {
+		t.Errorf("--stream-replicas should stay, deprecated: %+v", f)
 	}
 }

@@ -52,7 +52,9 @@ type Config struct {
 	FullCheckOnInterval bool
 	// DriftDetection watches applied objects and corrects edits at once.
 	DriftDetection bool
-	// JetStreamReplicas is the replica count of the applier's KV buckets.
+	// JetStreamReplicas is the replica count of the reconcile-request stream and the
+	// applier's KV buckets in a NATS cluster; the watcher's --jetstream-replicas must
+	// match, since both ensure the stream at start.
 	JetStreamReplicas int
 	// MaxBackoff caps the exponential retry delay of transient failures.
 	MaxBackoff time.Duration
@@ -106,7 +108,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.DurationVar(&c.RequeueDependency, "requeue-dependency", d.RequeueDependency, "The interval at which failing dependencies are reevaluated.")
 	fs.BoolVar(&c.FullCheckOnInterval, "full-check-on-interval", d.FullCheckOnInterval, "Compile and apply at every interval even when nothing changed, as a safety net behind drift detection (always so with --drift-detection=false).")
 	fs.BoolVar(&c.DriftDetection, "drift-detection", d.DriftDetection, "Watch applied objects and undo changes to them without waiting for the interval.")
-	fs.IntVar(&c.JetStreamReplicas, "jetstream-replicas", d.JetStreamReplicas, "Replicas of the applier's JetStream key-value buckets.")
+	fs.IntVar(&c.JetStreamReplicas, "jetstream-replicas", d.JetStreamReplicas, "Replicas of the reconcile-request JetStream stream and the applier's key-value buckets in a NATS cluster (give the watcher the same --jetstream-replicas).")
 	fs.DurationVar(&c.MaxBackoff, "max-retry-backoff", d.MaxBackoff, "The longest delay between retries of a transient failure.")
 	fs.StringVar(&c.InstanceName, "instance-name", d.InstanceName, "Name of this replica in leases and events.")
 	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates", "A comma separated list of key=value pairs switching optional features, as Flux's: ObjectLevelWorkloadIdentity=true lets kubeConfig.configMapRef name a ServiceAccount.")

@@ -28,8 +28,10 @@ type Config struct {
 	HealthAddr string
 	// EnablePprof serves the pprof endpoints under /debug/pprof/ on the metrics address.
 	EnablePprof bool
-	// StreamReplicas is the replica count of the JetStream stream in a NATS cluster.
-	StreamReplicas int
+	// JetStreamReplicas is the replica count of the reconcile-request stream in a NATS
+	// cluster. The applier ensures the same stream with its own --jetstream-replicas:
+	// both must be given the same value, or each start scales the stream the other way.
+	JetStreamReplicas int
 	// MinInterval bounds the periodic requests of KCLRuns with a tiny or zero
 	// interval, so one misconfigured object can't flood the stream.
 	MinInterval time.Duration
@@ -42,7 +44,7 @@ func DefaultConfig() Config {
 		IntervalJitterPercentage: 5,
 		MetricsAddr:              ":8080",
 		HealthAddr:               ":9440",
-		StreamReplicas:           1,
+		JetStreamReplicas:        1,
 		MinInterval:              time.Second,
 	}
 }
@@ -58,13 +60,19 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", d.MetricsAddr, "The address the metric endpoint binds to; 0 disables it.")
 	fs.StringVar(&c.HealthAddr, "health-addr", d.HealthAddr, "The address the health endpoint binds to; 0 disables it.")
 	fs.BoolVar(&c.EnablePprof, "enable-pprof", d.EnablePprof, "Serve the pprof endpoints under /debug/pprof/ on the metrics address.")
-	fs.IntVar(&c.StreamReplicas, "stream-replicas", d.StreamReplicas, "Replicas of the reconcile-request JetStream stream.")
+	fs.IntVar(&c.JetStreamReplicas, "jetstream-replicas", d.JetStreamReplicas, "Replicas of the reconcile-request JetStream stream in a NATS cluster (give the applier the same --jetstream-replicas).")
+	// The flag's first name, kept so existing deployments still start.
+	fs.IntVar(&c.JetStreamReplicas, "stream-replicas", d.JetStreamReplicas, "Replicas of the reconcile-request JetStream stream.")
+	_ = fs.MarkDeprecated("stream-replicas", "use --jetstream-replicas, the applier's name for the same setting")
 	fs.DurationVar(&c.MinInterval, "min-interval", d.MinInterval, "Lower bound of the periodic reconcile interval.")
 }
 
 func (c Config) validate() (labels.Selector, error) {
 	if c.Concurrent < 1 {
 		return nil, fmt.Errorf("--concurrent must be at least 1, got %d", c.Concurrent)
+	}
+	if c.JetStreamReplicas < 0 || c.JetStreamReplicas > 5 {
+		return nil, fmt.Errorf("--jetstream-replicas must be between 1 and 5 (JetStream's limit; 0 means 1), got %d", c.JetStreamReplicas)
 	}
 	if c.IntervalJitterPercentage < 0 || c.IntervalJitterPercentage >= 100 {
 		return nil, fmt.Errorf("--interval-jitter-percentage must be in [0, 100), got %d", c.IntervalJitterPercentage)

@@ -180,8 +180,8 @@ func (s *Service) Run(ctx context.Context) error {
 }
 
 func (s *Service) streamOptions() []reconcilerequest.StreamOption {
-	if s.cfg.StreamReplicas > 1 {
-		return []reconcilerequest.StreamOption{reconcilerequest.WithReplicas(s.cfg.StreamReplicas)}
+	if s.cfg.JetStreamReplicas > 1 {
+		return []reconcilerequest.StreamOption{reconcilerequest.WithReplicas(s.cfg.JetStreamReplicas)}
 	}
 	return nil
 }

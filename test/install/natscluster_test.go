@@ -89,7 +89,7 @@ func TestChartNATSCluster(t *testing.T) {
 	}
 	watcher := serviceArgs(t, objs, "kcl-watcher", "watcher")
 	g.Expect(strings.Split(watcher.NATS.URL, ",")).To(Equal(urls))
-	g.Expect(watcher.Watcher.StreamReplicas).To(Equal(3))
+	g.Expect(watcher.Watcher.JetStreamReplicas).To(Equal(3))
 	applier := serviceArgs(t, objs, "kcl-applier", "applier")
 	g.Expect(strings.Split(applier.NATS.URL, ",")).To(Equal(urls))
 	g.Expect(applier.Applier.JetStreamReplicas).To(Equal(3))
@@ -119,7 +119,7 @@ func TestChartNATSClusterSizes(t *testing.T) {
 	var sts appsv1.StatefulSet
 	convert(t, find(objs, "StatefulSet", "kcl-nats"), &sts)
 	g.Expect(sts.Spec.Replicas).To(HaveValue(BeNumerically("==", 5)))
-	g.Expect(serviceArgs(t, objs, "kcl-watcher", "watcher").Watcher.StreamReplicas).To(Equal(5))
+	g.Expect(serviceArgs(t, objs, "kcl-watcher", "watcher").Watcher.JetStreamReplicas).To(Equal(5))
 	g.Expect(strings.Split(serviceArgs(t, objs, "kcl-applier", "applier").NATS.URL, ",")).To(HaveLen(5))
 	for _, n := range []int{1, 2, 4, 7} {
 		_, err := renderChartObjects(nil, cluster(n))
@@ -135,7 +135,7 @@ func TestChartNATSClusterSizes(t *testing.T) {
 	g.Expect(find(single, "Service", "kcl-nats-headless")).To(BeNil())
 	g.Expect(find(single, "PodDisruptionBudget", "kcl-nats")).To(BeNil())
 	g.Expect(parseNATSConfig(t, single, "kcl-nats-0").Routes).To(BeEmpty())
-	g.Expect(serviceArgs(t, single, "kcl-watcher", "watcher").Watcher.StreamReplicas).To(Equal(1))
+	g.Expect(serviceArgs(t, single, "kcl-watcher", "watcher").Watcher.JetStreamReplicas).To(Equal(1))
 	g.Expect(serviceArgs(t, single, "kcl-applier", "applier").Applier.JetStreamReplicas).To(Equal(1))
 }
 

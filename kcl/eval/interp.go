@@ -75,6 +75,8 @@ type Interp struct {
 	dictConversions int
 	// exprResults are the values of top-level expression statements.
 	exprResults []exprResult
+	// absImports remembers resolveAbsImport's answers for the run.
+	absImports map[absImportKey][2]string
 }
 
 // pkgState is a loaded package.

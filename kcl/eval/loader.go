@@ -60,12 +60,33 @@ func (sb *sandbox) Close() {
 func (sb *sandbox) locate(abs string) (*os.Root, string, error) {
 	abs = filepath.Clean(abs)
 	for _, r := range sb.roots {
-		rel, err := filepath.Rel(r.dir, abs)
-		if err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		// abs and r.dir are clean: abs is inside when r.dir is a prefix that
+		// ends at a separator (what filepath.Rel would find, without its
+		// cost on every file of every run).
+		if rel, ok := within(r.dir, abs); ok {
 			return r.root, rel, nil
 		}
 	}
 	return nil, "", fmt.Errorf("%s: %w", abs, fs.ErrPermission)
+}
+
+// within returns the path of abs relative to dir when abs lies inside dir
+// (or is dir, "."); both are clean absolute paths.
+func within(dir, abs string) (string, bool) {
+	if abs == dir {
+		return ".", true
+	}
+	if !strings.HasPrefix(abs, dir) {
+		return "", false
+	}
+	rest := abs[len(dir):]
+	switch {
+	case strings.HasSuffix(dir, string(filepath.Separator)):
+		return rest, rest != ""
+	case rest[0] == filepath.Separator:
+		return rest[1:], true
+	}
+	return "", false
 }
 
 func (sb *sandbox) ReadFile(abs string) ([]byte, error) {
@@ -119,13 +140,19 @@ func (sb *sandbox) KFiles(abs string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	// abs is clean and a name from the listing holds no separator, so the
+	// file's path is their concatenation (filepath.Join would clean it again).
+	dir := filepath.Clean(abs)
+	if !strings.HasSuffix(dir, string(filepath.Separator)) {
+		dir += string(filepath.Separator)
+	}
 	var out []string
 	for _, e := range entries {
 		n := e.Name()
 		if e.IsDir() || !strings.HasSuffix(n, ".k") || strings.HasSuffix(n, "_test.k") {
 			continue
 		}
-		p := filepath.Join(abs, n)
+		p := dir + n
 		out = append(out, p)
 		if info, err := e.Info(); err == nil {
 			if sb.listed == nil {

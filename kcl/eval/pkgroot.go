@@ -33,9 +33,27 @@ func (in *Interp) fileRoot(f *fileUnit) (root, extName string) {
 
 // resolveAbsImport finds the directory and package path an absolute import
 // (no leading dot) names when written in a file of package from.
+// The answer depends on the importing file's root and the path only, and the
+// files of a package import the same few packages (forty files of the k8s
+// module's core/v1 import meta/v1): it is found once per run.
 func (in *Interp) resolveAbsImport(from *fileUnit, raw string) (dir, pkgPath string) {
-	parts := strings.Split(raw, ".")
 	root, extName := in.fileRoot(from)
+	key := absImportKey{root: root, ext: extName, raw: raw}
+	if r, ok := in.absImports[key]; ok {
+		return r[0], r[1]
+	}
+	dir, pkgPath = in.findAbsImport(root, extName, raw)
+	if in.absImports == nil {
+		in.absImports = map[absImportKey][2]string{}
+	}
+	in.absImports[key] = [2]string{dir, pkgPath}
+	return dir, pkgPath
+}
+
+type absImportKey struct{ root, ext, raw string }
+
+func (in *Interp) findAbsImport(root, extName, raw string) (dir, pkgPath string) {
+	parts := strings.Split(raw, ".")
 	if extName != "" {
 		// Internal to the external package: its own root comes first.
 		internal := importDir(root, parts)

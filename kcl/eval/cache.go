@@ -212,17 +212,18 @@ func (sb *sandbox) parse(abs string, main bool) (*syntax.Module, error) {
 	if main {
 		c = mainParseCache
 	}
-	if src, ok := sb.overrides[filepath.Clean(abs)]; ok {
+	clean := filepath.Clean(abs)
+	if src, ok := sb.overrides[clean]; ok {
 		return c.parse(abs, src, fileIdentity{}, false)
 	}
-	r, rel, err := sb.locate(abs)
+	r, rel, err := sb.locateClean(clean)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errSourceUnreadable, err)
 	}
 	// Lstat: a symbolic link's own status says nothing of its target, so
 	// linked files are read every time.
 	id, hasID := fileIdentity{}, false
-	if fi, ok := sb.listed[filepath.Clean(abs)]; ok {
+	if fi, ok := sb.listed[clean]; ok {
 		id, hasID = identityOf(fi)
 	} else if fi, err := r.Lstat(rel); err == nil {
 		id, hasID = identityOf(fi)

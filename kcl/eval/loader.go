@@ -58,7 +58,11 @@ func (sb *sandbox) Close() {
 
 // locate finds the root holding abs and the path relative to it.
 func (sb *sandbox) locate(abs string) (*os.Root, string, error) {
-	abs = filepath.Clean(abs)
+	return sb.locateClean(filepath.Clean(abs))
+}
+
+// locateClean is locate of a path already clean.
+func (sb *sandbox) locateClean(abs string) (*os.Root, string, error) {
 	for _, r := range sb.roots {
 		// abs and r.dir are clean: abs is inside when r.dir is a prefix that
 		// ends at a separator (what filepath.Rel would find, without its

@@ -7,9 +7,11 @@
 //                          <node_modules dir> <work dir> <file>...
 //
 // With -print it runs once and writes the YAML (or the error, exit 1) instead.
-// It prints one line: "<label> <ms/run> ms/run <runs> runs rss=<MiB>MiB yaml=<bytes>"
-// where label is the work dir's base name. Each run is a full execProgram call
-// (parse, resolve, evaluate, print), as the engine offers no reuse across calls.
+// It prints one line:
+//   "<label> <ms/run> ms/run <runs> runs rss=<MiB>MiB yaml=<bytes> cpu=<ms>ms/run"
+// where label is the work dir's base name and cpu the process's user+system
+// time per run. Each run is a full execProgram call (parse, resolve,
+// evaluate, print), as the engine offers no reuse across calls.
 'use strict';
 const path = require('path');
 
@@ -66,9 +68,12 @@ if (printOnly) {
 let yaml = '';
 for (let i = 0; i < warmup; i++) yaml = once();
 const start = process.hrtime.bigint();
+const cpu0 = process.cpuUsage();
 for (let i = 0; i < runs; i++) yaml = once();
+const cpu = process.cpuUsage(cpu0);
 const ns = Number(process.hrtime.bigint() - start);
 const ms = ns / 1e6 / runs;
+const cpuMs = (cpu.user + cpu.system) / 1e3 / runs;
 const rss = process.memoryUsage().rss / (1 << 20);
 process.stdout.write(`${path.basename(path.resolve('.'))} ${ms.toFixed(3)} ms/run ${runs} runs ` +
-  `rss=${rss.toFixed(0)}MiB yaml=${Buffer.byteLength(yaml)}\n`);
+  `rss=${rss.toFixed(0)}MiB yaml=${Buffer.byteLength(yaml)} cpu=${cpuMs.toFixed(3)}ms/run\n`);

@@ -129,3 +129,26 @@ internal/natsconn (WatcherPermissions, ApplierPermissions with drift requests). 
 - --allowed-package-networks={{ join "," . }}
 {{- end }}
 {{- end }}
+
+{{/* The shards (values `shards`), checked, as a JSON list of {name, selector}: each runs its own
+watcher and applier (or all-in-one Deployment) with --shard=<name> over the KCLRuns its selector
+matches, by default those labelled sharding.fluxcd.io/key=<name> as in Flux's sharding. */}}
+{{- define "fkc.shards" -}}
+{{- $out := list }}
+{{- $seen := dict }}
+{{- range .Values.shards }}
+{{- $name := toString .name }}
+{{- if not (regexMatch "^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$" $name) }}
+{{- fail (printf "shards: name %q must be a DNS label of at most 40 characters (it names Deployments and NATS streams)" $name) }}
+{{- end }}
+{{- if hasKey $seen $name }}
+{{- fail (printf "shards: name %q appears twice" $name) }}
+{{- end }}
+{{- $_ := set $seen $name true }}
+{{- $out = append $out (dict "name" $name "selector" (.labelSelector | default (printf "sharding.fluxcd.io/key=%s" $name))) }}
+{{- end }}
+{{- if and $out .Values.nats.auth.enabled (not .Values.allInOne.enabled) }}
+{{- fail "shards with nats.auth.enabled: the bundled server's users are granted the unsharded stream and bucket names only" }}
+{{- end }}
+{{- toJson $out }}
+{{- end -}}

@@ -7,6 +7,9 @@
 //	f = fault.ArtifactServerOutage(artifacts)   // *artifactserver.Server
 //	f = fault.EventsReceiverOutage(receiver)    // *fault.EventReceiver
 //	f = fault.Kill(process, journalPath)        // *fault.Process: SIGKILL, then start again
+//	nodes := fault.NewClusterNodes(cluster, stream) // *natsserver.Cluster
+//	f = nodes.KillLeader()                      // the stream's leader node, left down
+//	f = nodes.KillFollowerThenRestart()         // then a follower; both restarted on recovery
 //	report, err := fault.Run(ctx, f, fault.Options{
 //		Outage:    time.Minute,                            // how long the fault lasts
 //		Converged: func(ctx context.Context) (bool, error) { ... }, // every KCLRun at the latest state
@@ -211,5 +214,85 @@ func Run(ctx context.Context, f Fault, o Options) (Report, error) {
 			return rep, fmt.Errorf("%s: not converged after recovery: %w", f.Name(), errors.Join(ctx.Err(), last))
 		case <-time.After(poll):
 		}
+	}
+}
+
+// Cluster is a JetStream cluster whose nodes can crash and come back on their ports and
+// stores (*natsserver.Cluster); nodes are addressed by index.
+type Cluster interface {
+	StreamLeader(stream string) int
+	StreamFollower(stream string) int
+	NodeName(i int) string
+	Shutdown(i int)
+	Restart(i int) error
+}
+
+// ClusterNodes kills nodes of a JetStream cluster by the role they play for one stream and
+// restarts them, in the order issue 18 asks for: the stream leader, then a follower, then
+// both back.
+//
+//	nodes := fault.NewClusterNodes(cluster, "FKC_RECONCILE_V1")
+//	fault.Run(ctx, nodes.KillLeader(), ...)             // stays down: the other two carry on
+//	fault.Run(ctx, nodes.KillFollowerThenRestart(), ...) // no quorum while down; both restarted
+type ClusterNodes struct {
+	c      Cluster
+	stream string
+	down   []int
+}
+
+// NewClusterNodes kills nodes of c by their role for stream.
+func NewClusterNodes(c Cluster, stream string) *ClusterNodes {
+	return &ClusterNodes{c: c, stream: stream}
+}
+
+// ErrNoSuchNode reports that no running node plays the role a fault wanted to kill.
+var ErrNoSuchNode = errors.New("no node in that role")
+
+// Down are the nodes this ClusterNodes shut down and has not restarted, by name.
+func (n *ClusterNodes) Down() []string {
+	var names []string
+	for _, i := range n.down {
+		names = append(names, n.c.NodeName(i))
+	}
+	return names
+}
+
+func (n *ClusterNodes) kill(role string, find func(string) int) error {
+	i := find(n.stream)
+	if i < 0 {
+		return fmt.Errorf("%w: %s of stream %s", ErrNoSuchNode, role, n.stream)
+	}
+	n.c.Shutdown(i)
+	n.down = append(n.down, i)
+	return nil
+}
+
+// KillLeader shuts down the node leading the stream; recovering leaves it down, so what
+// is measured is the cluster carrying on with the other nodes (a new leader elected).
+func (n *ClusterNodes) KillLeader() *Outage {
+	return &Outage{
+		Label: "kill-stream-leader",
+		Down:  func(context.Context) error { return n.kill("leader", n.c.StreamLeader) },
+		Up:    func(context.Context) error { return nil },
+	}
+}
+
+// KillFollowerThenRestart shuts down a node following the stream (with the leader already
+// down, the cluster then has no quorum: nothing is stored or acknowledged) and, on recovery,
+// restarts every node it and KillLeader shut down.
+func (n *ClusterNodes) KillFollowerThenRestart() *Outage {
+	return &Outage{
+		Label: "kill-stream-follower-then-restart-both",
+		Down:  func(context.Context) error { return n.kill("follower", n.c.StreamFollower) },
+		Up: func(context.Context) error {
+			var errs []error
+			for _, i := range n.down {
+				if err := n.c.Restart(i); err != nil {
+					errs = append(errs, fmt.Errorf("restarting %s: %w", n.c.NodeName(i), err))
+				}
+			}
+			n.down = nil
+			return errors.Join(errs...)
+		},
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/fluxcd/pkg/runtime/conditions"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -62,6 +63,9 @@ type fleetOptions struct {
 	compilerArgs []string
 	// eventsAddr overrides the appliers' --events-addr (the fleet's receiver).
 	eventsAddr string
+	// natsCluster runs a three-node JetStream cluster instead of one server; the services
+	// get every node's URL and three replicas of the stream and the buckets.
+	natsCluster bool
 }
 
 // fleet is one test's flux-kcl-controller: NATS, an artifact server, an events receiver,
@@ -70,7 +74,9 @@ type fleet struct {
 	t         *testing.T
 	name      string
 	opts      fleetOptions
+	// nats is the single server, or nil when natsCluster runs the cluster instead.
 	nats      *natsserver.Server
+	cluster   *natsserver.Cluster
 	artifacts *artifactserver.Server
 	events    *fault.EventReceiver
 	journal   string
@@ -130,10 +136,22 @@ func startFleet(t *testing.T, opts fleetOptions) *fleet {
 		}
 		_ = os.RemoveAll(f.logDir)
 	})
-	if f.nats, err = natsserver.Start(natsserver.Options{}); err != nil {
-		t.Fatal(err)
+	natsURL := ""
+	var replicas []string
+	if opts.natsCluster {
+		if f.cluster, err = natsserver.StartCluster(natsserver.ClusterOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.cluster.Stop)
+		natsURL = f.cluster.URL()
+		replicas = []string{fmt.Sprintf("--jetstream-replicas=%d", f.cluster.Nodes())}
+	} else {
+		if f.nats, err = natsserver.Start(natsserver.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.nats.Stop)
+		natsURL = f.nats.URL()
 	}
-	t.Cleanup(f.nats.Stop)
 	if f.artifacts, err = artifactserver.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -171,8 +189,8 @@ func startFleet(t *testing.T, opts fleetOptions) *fleet {
 	f.start(ctx, f.resolver)
 	for i := range opts.appliers {
 		health := f.freeAddr()
-		p := f.process(fmt.Sprintf("applier-%d", i), "journaled-applier", []string{
-			"--nats-url=" + f.nats.URL(),
+		p := f.process(fmt.Sprintf("applier-%d", i), "journaled-applier", append([]string{
+			"--nats-url=" + natsURL,
 			"--compiler-addr=" + strings.Join(compilerAddrs, ","),
 			"--resolver-addr=" + resolverAddr,
 			"--metrics-addr=", "--health-addr=" + health,
@@ -181,17 +199,17 @@ func startFleet(t *testing.T, opts fleetOptions) *fleet {
 			"--max-retry-backoff=" + maxRetryBackoff.String(),
 			"--events-addr=" + eventsAddr,
 			"--journal=" + f.journal,
-		}, fault.HTTPReady("http://"+health+"/readyz"))
+		}, replicas...), fault.HTTPReady("http://"+health+"/readyz"))
 		f.appliers = append(f.appliers, p)
 		f.start(ctx, p)
 	}
 	watcherHealth := f.freeAddr()
-	f.watcher = f.process("watcher", "watcher", []string{
-		"--nats-url=" + f.nats.URL(),
+	f.watcher = f.process("watcher", "watcher", append([]string{
+		"--nats-url=" + natsURL,
 		"--watch-label-selector=" + fleetLabel + "=" + f.name,
 		"--metrics-addr=0", "--health-addr=" + watcherHealth,
 		"--log-level=debug", // every request published, and whether JetStream found it a duplicate
-	}, fault.HTTPReady("http://"+watcherHealth+"/readyz"))
+	}, replicas...), fault.HTTPReady("http://"+watcherHealth+"/readyz"))
 	f.start(ctx, f.watcher)
 	return f
 }
@@ -575,7 +593,7 @@ func (f *fleet) waitConverged() time.Duration {
 // and none is stuck (an unacked request would stay, and be redelivered).
 func (f *fleet) checkSettled() {
 	f.t.Helper()
-	nc, err := f.nats.Connect()
+	nc, err := f.connectNATS()
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -602,6 +620,14 @@ func (f *fleet) checkSettled() {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// connectNATS connects to the fleet's NATS, every node of a cluster.
+func (f *fleet) connectNATS() (*nats.Conn, error) {
+	if f.cluster != nil {
+		return f.cluster.Connect()
+	}
+	return f.nats.Connect()
 }
 
 // waitFor polls cond until it holds, failing the test after convergeTimeout.

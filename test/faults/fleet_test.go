@@ -71,9 +71,9 @@ type fleetOptions struct {
 // fleet is one test's flux-kcl-controller: NATS, an artifact server, an events receiver,
 // the split services as processes, and the tenants.
 type fleet struct {
-	t         *testing.T
-	name      string
-	opts      fleetOptions
+	t    *testing.T
+	name string
+	opts fleetOptions
 	// nats is the single server, or nil when natsCluster runs the cluster instead.
 	nats      *natsserver.Server
 	cluster   *natsserver.Cluster

@@ -38,7 +38,9 @@ func (in *Interp) resolveProgram(mainPkg *pkgState) error {
 		queue = queue[1:]
 		rp := pkgs[p]
 		for _, f := range p.files {
-			rf := &resolve.File{Module: f.mod, Body: f.body, Imports: map[*syntax.ImportStmt]*resolve.Package{}}
+			// Imports is made on a file's first import: most files of a
+			// large package (the k8s module's) import nothing.
+			rf := &resolve.File{Module: f.mod, Body: f.body}
 			rp.Files = append(rp.Files, rf)
 			for _, s := range f.body {
 				imp, ok := s.(*syntax.ImportStmt)
@@ -58,6 +60,9 @@ func (in *Interp) resolveProgram(mainPkg *pkgState) error {
 				dep, err := in.loadImport(f, raw, imp.Pos())
 				if err != nil {
 					return err
+				}
+				if rf.Imports == nil {
+					rf.Imports = map[*syntax.ImportStmt]*resolve.Package{}
 				}
 				rf.Imports[imp] = get(dep)
 				edges[p] = append(edges[p], importEdge{stmt: imp, to: dep})

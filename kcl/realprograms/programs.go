@@ -1,9 +1,14 @@
 // Package realprograms names the real-world KCL programs the engine is held to:
 // programs shaped like production configuration that live in this repository
-// (kcl/testdata/real_like, each with the official engine's output), and public
-// programs (the k8s module, konfig, kcl-lang/modules) that are read from a
-// directory outside the repository when KCL_REAL_PROGRAMS points at one.
-// Its tests compare outputs byte for byte; its benchmarks time whole runs.
+// (kcl/testdata/real_like, each with the official engine's output), a
+// kcl-deployment-shaped program of the repository that imports the k8s 1.29
+// module (kcl/testdata/k8s_programs, run when KCL_K8S_MODULE names the
+// module's folder), and public programs (the k8s module, konfig,
+// kcl-lang/modules) that are read from a directory outside the repository
+// when KCL_REAL_PROGRAMS points at one. Its tests compare outputs byte for
+// byte; its benchmarks time whole warm runs, and TestSideBySide
+// (kcl/hack/bench.sh) times them beside the official engine's warm
+// execProgram, wall and CPU time per run.
 package realprograms
 
 import (

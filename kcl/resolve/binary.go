@@ -88,22 +88,23 @@ func (r *resolver) augBinary(s *syntax.AugAssignStmt) {
 }
 
 func (r *resolver) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position) {
-	switch op {
-	case syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.FloorDiv, syntax.Mod, syntax.Pow:
-		if !l.concrete() || !rt.concrete() {
-			return
-		}
-	case syntax.BitOr:
-		// Unions judge schemas too; None and bool operands are left to run time.
-		for _, t := range []*typ{l, rt} {
-			switch t.kind {
-			case tAny, tUnion, tNone, tBool, tLitBool:
-				return
-			}
-		}
-	default:
+	// As the official table, a union of literals counts as its base
+	// types (1 | 2 is int); any other union has no entry. Schemas are left
+	// to run time.
+	if op == syntax.And || op == syntax.Or || op == syntax.As {
 		return
 	}
+	lv, rv := variableUnion(l), variableUnion(rt)
+	for _, t := range []*typ{lv, rv} {
+		if t.isAny() || t.kind == tSchema || t.kind == tUnion && hasSchema(t) {
+			return
+		}
+	}
+	if op == syntax.BitOr && (lv.kind == tNone || rv.kind == tNone) {
+		return
+	}
+	l0, r0 := l, rt
+	l, rt = lv, rv
 	ok := false
 	switch op {
 	case syntax.Add:
@@ -111,19 +112,20 @@ func (r *resolver) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position)
 	case syntax.Sub, syntax.Pow:
 		ok = l.isNumber() && rt.isNumber()
 	case syntax.Mul:
-		seq := func(t *typ) bool { return t.isStrKind() || t.kind == tList }
-		ok = l.isNumber() && rt.isNumber() || l.isIntKind() && seq(rt) || seq(l) && rt.isIntKind()
+		ok = l.isNumber() && rt.isNumber() || l.isIntKind() && rt.isMulValue() || l.isMulValue() && rt.isIntKind()
 	case syntax.Div, syntax.FloorDiv, syntax.Mod:
 		ok = l.isNumber() && rt.isNumber()
 		if ok && (rt.kind == tLitInt && rt.lit == "0" || rt.kind == tLitFloat && rt.lit == "0") {
 			r.report(KindType, pos, "integer division or modulo by zero")
 		}
+	case syntax.LShift, syntax.RShift, syntax.BitXor, syntax.BitAnd:
+		ok = l.isIntKind() && rt.isIntKind()
 	case syntax.BitOr:
 		ok = l.isIntKind() && rt.isIntKind() || l.kind == tList && rt.kind == tList ||
 			l.kind == tDict && rt.kind == tDict || l.kind == tSchema && (rt.kind == tSchema || rt.kind == tDict)
 	}
 	if !ok {
-		r.report(KindType, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l, rt)
+		r.report(KindType, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l0, r0)
 	}
 }
 
@@ -147,16 +149,17 @@ func (r *resolver) compare(e *syntax.Compare) {
 }
 
 func (r *resolver) compareCheck(op syntax.CmpOp, l, rt *typ, pos syntax.Position) {
+	l, rt = variableUnion(l), variableUnion(rt)
 	for _, t := range []*typ{l, rt} {
-		if t.kind == tAny || t.kind == tUnion {
+		if t.isAny() || t.kind == tUnion && hasSchema(t) {
 			return
 		}
 	}
 	member := op == syntax.In || op == syntax.NotIn
 	switch {
-	case l.isNumberBool() && rt.isNumberBool() && !member:
+	case allOf(l, (*typ).isNumberBool) && allOf(rt, (*typ).isNumberBool) && !member:
 		return
-	case (op == syntax.Eq || op == syntax.NotEq) && l.isPrimitive() && rt.isPrimitive():
+	case (op == syntax.Eq || op == syntax.NotEq) && allOf(l, (*typ).isPrimitive) && allOf(rt, (*typ).isPrimitive):
 		return
 	case op == syntax.Eq && (l.kind == tList && rt.kind == tList ||
 		(l.kind == tDict || l.kind == tSchema) && (rt.kind == tDict || rt.kind == tSchema)):
@@ -168,4 +171,47 @@ func (r *resolver) compareCheck(op syntax.CmpOp, l, rt *typ, pos syntax.Position
 		return
 	}
 	r.report(KindType, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l, rt)
+}
+
+// unaryResult is the official unary table: + and - take numbers, ~ ints and
+// bools, not anything; the result is the operand's type (a union of
+// literals widened). ok is false for an operand the table refuses.
+func unaryResult(op syntax.UnaryOp, t *typ) (*typ, bool) {
+	if t.isAny() {
+		return anyT, true
+	}
+	v := variableUnion(t)
+	switch op {
+	case syntax.UAdd, syntax.USub:
+		return v, v.isNumber()
+	case syntax.Invert:
+		return v, v.isIntKind() || v.kind == tBool || v.kind == tLitBool
+	}
+	return v, true
+}
+
+// unary reports `-x` and `~x` on an operand the official table refuses.
+func (r *resolver) unary(e *syntax.UnaryExpr) {
+	t := r.exprType(e.Operand, 0)
+	if !t.concrete() && t.kind != tUnion {
+		return
+	}
+	if _, ok := unaryResult(e.Op, t); !ok {
+		// The official position is the operand's.
+		r.report(KindType, e.Operand.Pos(), "bad operand type for unary %s: '%s'", e.Op.Symbol(), t)
+	}
+}
+
+// allOf is the official is_kind_type_or_kind_union_type: t, or every
+// member of the union t, satisfies p.
+func allOf(t *typ, p func(*typ) bool) bool {
+	if t.kind == tUnion {
+		for _, e := range t.elems {
+			if !p(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return p(t)
 }

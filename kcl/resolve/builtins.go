@@ -1,5 +1,7 @@
 package resolve
 
+import "github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+
 // builtinNames are the official engine's builtin functions, in its order
 // (the order matters for "did you mean" suggestions of equal similarity).
 var builtinNames = []string{
@@ -46,3 +48,74 @@ var systemMembers = func() map[string]map[string]bool {
 	}
 	return m
 }()
+
+// The official parameter types of builtins and math functions that are not
+// any (their positional parameters in order; nil is any).
+var (
+	iterableT = &typ{kind: tUnion, elems: []*typ{strT, {kind: tDict, key: anyT, elem: anyT}, {kind: tList, elem: anyT}}}
+	// numberT is int | float, kept as written: the sup would be float.
+	numberT = &typ{kind: tUnion, elems: []*typ{intT, floatT}}
+
+	builtinParams = map[string][]*typ{
+		"option": {strT, strT, boolT, nil, strT}, "multiplyof": {intT, intT},
+		"len": {iterableT}, "hex": {intT}, "bin": {intT}, "oct": {intT}, "ord": {strT},
+		"sorted": {iterableT, boolT}, "range": {intT, intT, intT}, "pow": {numberT, numberT, numberT},
+		"round": {numberT, intT}, "int": {nil, intT}, "typeof": {nil, boolT},
+		"sum": {{kind: tList, elem: anyT}},
+	}
+	mathParams = map[string][]*typ{
+		"ceil": {numberT}, "factorial": {numberT}, "floor": {numberT}, "gcd": {intT, intT},
+		"isfinite": {numberT}, "isinf": {numberT}, "isnan": {numberT}, "modf": {numberT},
+		"exp": {numberT}, "expm1": {numberT}, "log": {numberT, floatT}, "log1p": {numberT},
+		"log2": {numberT}, "log10": {numberT}, "pow": {numberT, numberT}, "sqrt": {numberT},
+	}
+)
+
+// builtinArguments reports a positional argument of a builtin (or math
+// function) whose type cannot be the parameter's, as the official argument
+// check does. Schema instances are left to run time.
+func (r *resolver) builtinArguments(e *syntax.CallExpr) {
+	id, ok := e.Func.(*syntax.Identifier)
+	if !ok || r.shadowed(id) {
+		return
+	}
+	var params []*typ
+	switch len(id.Names) {
+	case 1:
+		if r.pkg.globals[id.Names[0].Value] != nil {
+			return
+		}
+		params = builtinParams[id.Names[0].Value]
+	case 2:
+		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.system == "math" {
+			params = mathParams[id.Names[1].Value]
+		}
+	}
+	for i, a := range e.Args {
+		if i >= len(params) || a == nil {
+			break
+		}
+		if _, ok := a.(*syntax.StarredExpr); ok {
+			return
+		}
+		if params[i] == nil {
+			continue
+		}
+		t := r.exprType(a, 0)
+		if t.isAny() || t.kind == tSchema || t.kind == tUnion && hasSchema(t) {
+			continue
+		}
+		if !assignable(t, params[i]) {
+			r.report(KindType, a.Pos(), "expected %s, got %s", params[i], t)
+		}
+	}
+}
+
+func hasSchema(t *typ) bool {
+	for _, e := range t.elems {
+		if e.kind == tSchema {
+			return true
+		}
+	}
+	return false
+}

@@ -237,6 +237,7 @@ func (r *resolver) checkBodies(p *Package) {
 		r.stmts(f.Body)
 	}
 	r.pkg.varTypes = r.varTypes
+	r.pkg.lambdaResults = r.lambdaResults
 }
 
 func (r *resolver) stmts(stmts []syntax.Stmt) {
@@ -471,6 +472,16 @@ func (r *resolver) typeName(id *syntax.Identifier) {
 	r.moduleMembers(sym, id)
 }
 
+// loopVar reports that name is a comprehension or quantifier variable.
+func (r *resolver) loopVar(name string) bool {
+	for sc := r.local; sc != nil; sc = sc.parent {
+		if sc.names[name] {
+			return sc.loop
+		}
+	}
+	return false
+}
+
 func (r *resolver) localHas(name string) bool {
 	for sc := r.local; sc != nil; sc = sc.parent {
 		if sc.names[name] {
@@ -577,6 +588,7 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.ident(e)
 	case *syntax.UnaryExpr:
 		r.expr(e.Operand)
+		r.unary(e)
 	case *syntax.BinaryExpr:
 		r.expr(e.Left)
 		r.expr(e.Right)
@@ -598,12 +610,15 @@ func (r *resolver) expr(e syntax.Expr) {
 			r.schemaArguments(id, e.Args, e.Keywords)
 		}
 		r.strMethodCall(e)
+		r.builtinArguments(e)
 	case *syntax.ParenExpr:
 		r.expr(e.Expr)
 	case *syntax.QuantExpr:
 		r.expr(e.Target)
+		r.iterable(e.Target)
 		r.loopVariables(e.Variables, false)
 		r.withScope(func(sc *scope) {
+			sc.loop = true
 			for _, v := range e.Variables {
 				if v != nil && len(v.Names) > 0 {
 					sc.define(v.Names[0].Value)
@@ -716,6 +731,7 @@ func (r *resolver) withScope(f func(sc *scope)) {
 }
 
 func (r *resolver) generators(gens []*syntax.CompClause, sc *scope) {
+	sc.loop = true
 	for _, g := range gens {
 		if g == nil {
 			continue
@@ -782,6 +798,34 @@ func (r *resolver) configEntries(items []*syntax.ConfigEntry) {
 			}
 		}
 		r.expr(it.Value)
+		r.entryValue(it)
+	}
+}
+
+// entryValue reports what the official config walk refuses of an entry's
+// value: `**v` of something other than a dict or schema, `k += v` of
+// something other than a list (a conditional list included).
+func (r *resolver) entryValue(it *syntax.ConfigEntry) {
+	if it.Key == nil {
+		if _, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+			return
+		}
+		if t := r.exprType(it.Value, 0); t.concrete() && t.kind != tDict && t.kind != tNone {
+			r.report(KindCompile, it.Value.Pos(), "only dict and schema can be used ** unpack, got '%s'", t)
+		}
+		return
+	}
+	if it.Operation != syntax.OpInsert {
+		return
+	}
+	t := r.exprType(it.Value, 0)
+	if id, ok := it.Key.(*syntax.Identifier); ok {
+		for i := 1; i < len(id.Names); i++ {
+			t = &typ{kind: tDict, key: strT, elem: t}
+		}
+	}
+	if !t.isAny() && t.kind != tList {
+		r.report(KindIllegalAttribute, it.Value.Pos(), "only list type can in inserted, got '%s'", t)
 	}
 }
 
@@ -850,7 +894,7 @@ func (r *resolver) iterable(e syntax.Expr) {
 		name = "number_multiplier(" + n.Raw + ")"
 	} else {
 		switch t := r.exprType(e, 0); t.kind {
-		case tNone, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat:
+		case tNone, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tNumMul:
 			name = t.String()
 		default:
 			return

@@ -41,7 +41,10 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 	switch e := e.(type) {
 	case *syntax.NumberLit:
 		if e.BinarySuffix != "" {
-			return anyT
+			if e.IsFloat {
+				return anyT // a CompileError of its own
+			}
+			return &typ{kind: tNumMul, lit: strconv.FormatInt(e.Int, 10) + e.BinarySuffix}
 		}
 		if e.IsFloat {
 			return &typ{kind: tLitFloat, lit: rustFloat(e.Float)}
@@ -60,51 +63,19 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 	case *syntax.ParenExpr:
 		return r.exprType(e.Expr, depth+1)
 	case *syntax.ListExpr:
-		if len(e.Elts) == 0 {
-			return &typ{kind: tList, elem: anyT}
-		}
+		// The official type is the list of the sup of its items: a
+		// starred list gives its items, a conditional item its branches.
 		var ts []*typ
 		for _, el := range e.Elts {
-			switch el.(type) {
-			case *syntax.StarredExpr, *syntax.ListIfItemExpr:
+			t := r.listItemType(el, depth+1)
+			if t == nil {
 				return anyT
 			}
-			ts = append(ts, r.exprType(el, depth+1))
+			ts = append(ts, t)
 		}
-		el := union(ts)
-		if el.isAny() {
-			return anyT
-		}
-		return &typ{kind: tList, elem: el}
+		return &typ{kind: tList, elem: union(ts)}
 	case *syntax.ConfigExpr:
-		if len(e.Items) == 0 {
-			return &typ{kind: tDict, key: anyT, elem: anyT}
-		}
-		var ks, vs []*typ
-		for _, it := range flattenEntries(e.Items, nil, 0) {
-			if it == nil || it.Operation != syntax.OpOverride && it.Operation != syntax.OpUnion {
-				return anyT
-			}
-			var kt *typ
-			switch k := it.Key.(type) {
-			case *syntax.Identifier:
-				if len(k.Names) != 1 {
-					return anyT
-				}
-				kt = &typ{kind: tLitStr, lit: k.Names[0].Value}
-			case *syntax.StringLit:
-				kt = &typ{kind: tLitStr, lit: k.Value}
-			default:
-				return anyT
-			}
-			ks = append(ks, kt)
-			vs = append(vs, r.exprType(it.Value, depth+1))
-		}
-		kt, vt := union(ks), union(vs)
-		if vt.isAny() {
-			return anyT
-		}
-		return &typ{kind: tDict, key: kt, elem: vt}
+		return r.configType(e.Items, depth)
 	case *syntax.Identifier:
 		return r.identType(e)
 	case *syntax.SchemaExpr:
@@ -126,12 +97,15 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		case t.kind == tList:
 			return t.elem
 		case t.kind == tDict && e.Index != nil:
+			if k, ok := e.Index.(*syntax.StringLit); ok && t.attrs[k.Value] != nil {
+				return t.attrs[k.Value]
+			}
 			return widen(t.elem)
 		}
 	case *syntax.UnaryExpr:
 		// The official resolver gives a unary operation its operand's
-		// type: -2 is int(2), not 1 is int(1).
-		if t := r.exprType(e.Operand, depth+1); t.isNumber() || t.kind == tBool || t.kind == tLitBool {
+		// type: -2 is int(2), not 1 is int(1), not "a" is str(a).
+		if t, ok := unaryResult(e.Op, r.exprType(e.Operand, depth+1)); ok {
 			return t
 		}
 	case *syntax.ListComp:
@@ -142,7 +116,7 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		})
 		return &typ{kind: tList, elem: el}
 	case *syntax.DictComp:
-		if e.Entry == nil || e.Entry.Key == nil || e.Entry.Operation != syntax.OpOverride && e.Entry.Operation != syntax.OpUnion {
+		if e.Entry == nil || e.Entry.Key == nil {
 			return anyT
 		}
 		var kt, vt *typ
@@ -150,10 +124,21 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 			r.compTargets(e.Generators, sc)
 			kt, vt = r.exprType(e.Entry.Key, depth+1), r.exprType(e.Entry.Value, depth+1)
 		})
-		if kt.isAny() || vt.isAny() {
-			return anyT
-		}
 		return &typ{kind: tDict, key: kt, elem: vt}
+	case *syntax.QuantExpr:
+		switch e.Op {
+		case syntax.QuantAll, syntax.QuantAny:
+			return boolT
+		case syntax.QuantFilter:
+			return r.exprType(e.Target, depth+1)
+		case syntax.QuantMap:
+			var el *typ
+			r.withScope(func(sc *scope) {
+				r.compTargets([]*syntax.CompClause{{Targets: e.Variables, Iter: e.Target}}, sc)
+				el = r.exprType(e.Test, depth+1)
+			})
+			return &typ{kind: tList, elem: el}
+		}
 	case *syntax.BinaryExpr:
 		return arithmeticResult(e.Op, r.exprType(e.Left, depth+1), r.exprType(e.Right, depth+1))
 	case *syntax.CallExpr:
@@ -161,9 +146,20 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 			if t := r.builtinResult(id); t != nil {
 				return t
 			}
-			if len(id.Names) == 2 && r.nameType(id.Names[0].Value).isStrKind() {
-				if t := strMethodResults[id.Names[1].Value]; t != nil {
-					return t
+			if n := len(id.Names); n >= 2 {
+				recv := &syntax.Identifier{Names: id.Names[:n-1]}
+				if r.identType(recv).isStrKind() {
+					if t := strMethodResults[id.Names[n-1].Value]; t != nil {
+						return t
+					}
+				}
+			}
+			if len(id.Names) == 2 && !r.shadowed(id) {
+				// A lambda global of an imported package.
+				if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.module != nil {
+					if target := r.infos[sym.module.Path]; target != nil && target.lambdaResults[id.Names[1].Value] != nil {
+						return target.lambdaResults[id.Names[1].Value]
+					}
 				}
 			}
 			if len(id.Names) == 1 && !r.shadowed(id) && r.lambdaResults[id.Names[0].Value] != nil {
@@ -276,7 +272,11 @@ func (r *resolver) attrPath(t *typ, id *syntax.Identifier, report bool) *typ {
 	for _, n := range id.Names[1:] {
 		switch t.kind {
 		case tDict:
-			t = t.elem
+			if a := t.attrs[n.Value]; a != nil {
+				t = a
+			} else {
+				t = t.elem
+			}
 		case tSchema:
 			s := t.schema
 			if s.hasDeclared(n.Value) {
@@ -298,6 +298,12 @@ func (r *resolver) attrPath(t *typ, id *syntax.Identifier, report bool) *typ {
 					}
 				}
 				r.report(KindType, id.Pos(), "attribute '%s' not found in '%s'%s", n.Value, s.name, suggestionText(suggestions(n.Value, cands)))
+			}
+			return anyT
+		case tNumMul, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tList:
+			// The official load_attr finds no member on these.
+			if report {
+				r.report(KindType, id.Pos(), "attribute '%s' not found in '%s'", n.Value, t)
 			}
 			return anyT
 		default:
@@ -492,6 +498,148 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 	}
 }
 
+// listItemType is the type a list literal's item adds to the element
+// type; nil when it is not known.
+func (r *resolver) listItemType(el syntax.Expr, depth int) *typ {
+	switch el := el.(type) {
+	case *syntax.StarredExpr:
+		switch t := r.exprType(el.Value, depth); t.kind {
+		case tAny, tNone:
+			return t
+		case tList:
+			return t.elem
+		case tDict:
+			return t.key
+		}
+		return nil
+	case *syntax.ListIfItemExpr:
+		var ts []*typ
+		for _, x := range el.Exprs {
+			t := r.listItemType(x, depth+1)
+			if t == nil {
+				return nil
+			}
+			ts = append(ts, t)
+		}
+		if el.Orelse != nil {
+			t := r.exprType(el.Orelse, depth+1)
+			if t.kind == tList {
+				t = t.elem
+			}
+			ts = append(ts, t)
+		} else {
+			ts = append(ts, anyT)
+		}
+		return union(ts)
+	}
+	return r.exprType(el, depth)
+}
+
+// configType is the official type of a config literal: keys and values
+// collected entry by entry (a dotted key nests its value in {str:...}, a
+// ** unpacked dict adds its own), with the widened type of each literal key
+// as an attribute. nil-safe: anything it cannot follow is any.
+func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
+	var ks, vs []*typ
+	attrs := map[string]*typ{}
+	addAttr := func(name string, vt *typ) {
+		t := vt
+		if prev := attrs[name]; prev != nil {
+			t = union([]*typ{prev, vt})
+		}
+		attrs[name] = widen(t)
+	}
+	var collect func(items []*syntax.ConfigEntry, depth int) bool
+	collect = func(items []*syntax.ConfigEntry, depth int) bool {
+		if depth > 100 {
+			return false
+		}
+		for _, it := range items {
+			if it == nil {
+				return false
+			}
+			switch k := it.Key.(type) {
+			case *syntax.Identifier:
+				if len(k.Names) == 0 {
+					return false
+				}
+				vt := r.exprType(it.Value, depth+1)
+				for i := 1; i < len(k.Names); i++ {
+					vt = &typ{kind: tDict, key: strT, elem: vt}
+				}
+				if len(k.Names) == 1 {
+					name := k.Names[0].Value
+					if r.loopVar(name) {
+						ks = append(ks, r.nameType(name))
+					} else {
+						ks = append(ks, &typ{kind: tLitStr, lit: name})
+					}
+					addAttr(name, vt)
+				} else {
+					ks = append(ks, strT)
+				}
+				vs = append(vs, vt)
+			case *syntax.StringLit:
+				vt := r.exprType(it.Value, depth+1)
+				ks = append(ks, &typ{kind: tLitStr, lit: k.Value})
+				addAttr(k.Value, vt)
+				vs = append(vs, vt)
+			case *syntax.Subscript:
+				if _, ok := k.Value.(*syntax.Identifier); !ok || !numberIndex(k.Index) {
+					return false
+				}
+				vt := r.exprType(it.Value, depth+1)
+				ks = append(ks, strT)
+				if it.Operation == syntax.OpInsert {
+					vs = append(vs, vt)
+				} else {
+					vs = append(vs, &typ{kind: tList, elem: vt})
+				}
+			case nil:
+				if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+					// The entries of every branch, as flattenEntries.
+					for n := 0; ie != nil && n < 1000; n++ {
+						if !collect(ie.Items, depth+1) {
+							return false
+						}
+						switch o := ie.Orelse.(type) {
+						case *syntax.ConfigIfEntryExpr:
+							ie = o
+							continue
+						case *syntax.ConfigExpr:
+							if !collect(o.Items, depth+1) {
+								return false
+							}
+						}
+						ie = nil
+					}
+					continue
+				}
+				switch vt := r.exprType(it.Value, depth+1); vt.kind {
+				case tAny, tNone:
+					vs = append(vs, vt)
+				case tDict:
+					ks = append(ks, vt.key)
+					vs = append(vs, vt.elem)
+					for n, a := range vt.attrs {
+						attrs[n] = a
+					}
+				default:
+					return false
+				}
+			default:
+				ks = append(ks, r.exprType(k, depth+1))
+				vs = append(vs, r.exprType(it.Value, depth+1))
+			}
+		}
+		return true
+	}
+	if !collect(items, depth) {
+		return anyT
+	}
+	return &typ{kind: tDict, key: union(ks), elem: union(vs), attrs: attrs}
+}
+
 // flattenEntries lists a config's entries with those of its conditional
 // entries (every branch), as the official dict type collects them.
 func flattenEntries(items []*syntax.ConfigEntry, out []*syntax.ConfigEntry, depth int) []*syntax.ConfigEntry {
@@ -582,28 +730,106 @@ func unionedConfig(v syntax.Expr) *syntax.ConfigExpr {
 	return cfg
 }
 
-// arithmeticResult is the official static type of an arithmetic operation
-// on numbers or strings: ints give int (`/` included: 1 / 2 is typed int,
-// though it evaluates to 0.5), a float operand gives float, + of strings
-// str; anything else is left to run time.
+// arithmeticResult is the official static type of a binary operation
+// (the official calculation table): ints give int (`/` included: 1 / 2 is
+// typed int, though it evaluates to 0.5), a float operand gives float, +
+// and | of lists a list, | of dicts a dict, `and` bool, `or` the sup of
+// both; an operation the table refuses (reported by binaryCheck) is any.
 func arithmeticResult(op syntax.BinOp, l, rt *typ) *typ {
-	l, rt = numberUnion(l), numberUnion(rt)
-	switch {
-	case l.isIntKind() && rt.isIntKind():
-		switch op {
-		case syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.Mod, syntax.Pow, syntax.FloorDiv,
-			syntax.LShift, syntax.RShift, syntax.BitXor, syntax.BitAnd:
-			return intT
-		}
-	case l.isNumber() && rt.isNumber():
-		switch op {
-		case syntax.Add, syntax.Sub, syntax.Mul, syntax.Div, syntax.Mod, syntax.Pow, syntax.FloorDiv:
+	l, rt = variableUnion(l), variableUnion(rt)
+	if l.isAny() || rt.isAny() {
+		return anyT
+	}
+	number := func() *typ {
+		if l.isFloatKind() || rt.isFloatKind() {
 			return floatT
 		}
-	case l.isStrKind() && rt.isStrKind() && op == syntax.Add:
-		return strT
+		return intT
+	}
+	nums := l.isNumber() && rt.isNumber()
+	switch op {
+	case syntax.Add:
+		switch {
+		case nums:
+			return number()
+		case l.isStrKind() && rt.isStrKind():
+			return strT
+		case l.kind == tList && rt.kind == tList:
+			return &typ{kind: tList, elem: union([]*typ{l.elem, rt.elem})}
+		}
+	case syntax.Sub, syntax.Pow, syntax.Div, syntax.FloorDiv:
+		if nums {
+			return number()
+		}
+	case syntax.Mul:
+		switch {
+		case nums:
+			return number()
+		case l.isIntKind() && rt.isMulValue():
+			return rt
+		case l.isMulValue() && rt.isIntKind():
+			return l
+		}
+	case syntax.Mod:
+		if nums {
+			return intT
+		}
+	case syntax.LShift, syntax.RShift, syntax.BitXor, syntax.BitAnd:
+		if l.isIntKind() && rt.isIntKind() {
+			return intT
+		}
+	case syntax.BitOr:
+		switch {
+		case l.isIntKind() && rt.isIntKind():
+			return intT
+		case l.kind == tNone:
+			return rt
+		case rt.kind == tNone:
+			return l
+		case l.kind == tList && rt.kind == tList:
+			return &typ{kind: tList, elem: union([]*typ{l.elem, rt.elem})}
+		case l.kind == tDict && rt.kind == tDict:
+			attrs := map[string]*typ{}
+			for _, d := range []*typ{l, rt} {
+				for n, a := range d.attrs {
+					attrs[n] = a
+				}
+			}
+			return &typ{kind: tDict, key: union([]*typ{l.key, rt.key}), elem: union([]*typ{l.elem, rt.elem}), attrs: attrs}
+		case l.kind == tSchema && (rt.kind == tSchema || rt.kind == tDict):
+			return l
+		}
+	case syntax.And:
+		return boolT
+	case syntax.Or:
+		return union([]*typ{l, rt})
 	}
 	return anyT
+}
+
+func (t *typ) isFloatKind() bool { return t.kind == tFloat || t.kind == tLitFloat }
+
+// isMulValue is what an int may multiply: a number, a str or a list, or
+// a union of those.
+func (t *typ) isMulValue() bool {
+	if t.kind == tUnion {
+		for _, e := range t.elems {
+			if !e.isMulValue() {
+				return false
+			}
+		}
+		return true
+	}
+	return t.isNumber() || t.isStrKind() || t.kind == tList
+}
+
+// variableUnion is the official literal_union_type_to_variable_type: a
+// union of literals is widened to its base types (1 | 2 is int).
+func variableUnion(t *typ) *typ {
+	if t != nil && t.kind == tUnion {
+		return widen(t)
+	}
+	return t
 }
 
 // strMethodResults are the official return types of string methods.
@@ -620,6 +846,7 @@ var strMethodResults = map[string]*typ{
 // they iterate as the official resolver types them: a list's (widened)
 // element (after its index), a str, a dict's key (and value); any otherwise.
 func (r *resolver) compTargets(gens []*syntax.CompClause, sc *scope) {
+	sc.loop = true
 	for _, g := range gens {
 		if g == nil {
 			continue
@@ -652,23 +879,4 @@ func (r *resolver) compTargets(gens []*syntax.CompClause, sc *scope) {
 			}
 		}
 	}
-}
-
-// numberUnion stands a union of numbers for its widest member kind: int
-// when all are ints, float when some is a float.
-func numberUnion(t *typ) *typ {
-	if t.kind != tUnion {
-		return t
-	}
-	out := intT
-	for _, e := range t.elems {
-		switch {
-		case e.isIntKind():
-		case e.isNumber():
-			out = floatT
-		default:
-			return t
-		}
-	}
-	return out
 }

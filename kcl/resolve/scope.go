@@ -42,6 +42,8 @@ type pkgInfo struct {
 	// varTypes are the inferred types of the package's globals once it is
 	// checked, for `pkg.name` in its importers.
 	varTypes map[string]*typ
+	// lambdaResults are the annotated return types of its lambda globals.
+	lambdaResults map[string]*typ
 }
 
 func (pi *pkgInfo) define(name string, s *symbol) {
@@ -100,6 +102,9 @@ type scope struct {
 	// types are the known types of some names (comprehension variables
 	// while their element is typed); the others are any.
 	types map[string]*typ
+	// loop marks the scope of comprehension or quantifier variables, the
+	// official local_vars: a config key naming one is that variable.
+	loop bool
 }
 
 func (sc *scope) define(name string) {

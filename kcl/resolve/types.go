@@ -29,12 +29,20 @@ const (
 	tDict
 	tUnion
 	tSchema
+	// tNumMul is a unit literal such as 1Ki: the official resolver types it
+	// number_multiplier(1Ki) (lit "1Ki"), neither int nor float, so it is
+	// assignable to no annotation but its own (lit "" is the type
+	// units.NumberMultiplier, which every unit literal is assignable to).
+	tNumMul
 )
 
 type typ struct {
-	kind     typeKind
-	elem     *typ // list element, dict value
-	key      *typ // dict key
+	kind typeKind
+	elem *typ // list element, dict value
+	key  *typ // dict key
+	// attrs are a dict literal's literal keys with their (widened) value
+	// types, which `d.key` and `d["key"]` read before the value type.
+	attrs    map[string]*typ
 	elems    []*typ
 	lit      string // literal value as the official engine prints it
 	schema   *schemaInfo
@@ -91,6 +99,11 @@ func (t *typ) String() string {
 		return strings.Join(parts, " | ")
 	case tSchema:
 		return t.schema.name
+	case tNumMul:
+		if t.lit == "" {
+			return "number_multiplier"
+		}
+		return "number_multiplier(" + t.lit + ")"
 	}
 	return "any"
 }
@@ -146,20 +159,40 @@ func union(ts []*typ) *typ {
 	}
 	// As the official sup, members another member subsumes are dropped:
 	// int(1) | int is int, [int(1)] | [int] is [int].
-	kept := out[:0:0]
-	for i, t := range out {
-		dropped := false
-		for j, u := range out {
-			if i != j && subsumes(u, t, 0) {
-				dropped = true
+	// The official pairwise pass: of a pair where the earlier member is
+	// narrower, the earlier goes; else a narrower later one goes.
+	removed := make([]bool, len(out))
+	var drop []*typ
+	for i := range out {
+		if removed[i] {
+			continue
+		}
+		for j := i + 1; j < len(out); j++ {
+			if removed[j] {
+				continue
+			}
+			if narrower(out[i], out[j], 0) {
+				removed[i] = true
+				drop = append(drop, out[i])
+				break
+			} else if narrower(out[j], out[i], 0) {
+				removed[j] = true
+				drop = append(drop, out[j])
+			}
+		}
+	}
+	// The official set removes by swapping its last member into the gap,
+	// which orders the members of a message: int(1) | str | float is
+	// float | str.
+	for _, d := range drop {
+		for i, t := range out {
+			if t == d {
+				out[i] = out[len(out)-1]
+				out = out[:len(out)-1]
 				break
 			}
 		}
-		if !dropped {
-			kept = append(kept, t)
-		}
 	}
-	out = kept
 	switch len(out) {
 	case 0:
 		return anyT
@@ -169,29 +202,86 @@ func union(ts []*typ) *typ {
 	return &typ{kind: tUnion, elems: out}
 }
 
-// subsumes reports that u is strictly wider than t: a base type of a
-// literal, or lists and dicts of such.
+// subsumes reports that u is strictly wider than t: t is the official
+// subsume(t, u) and the two are not equal.
 func subsumes(u, t *typ, depth int) bool {
-	if depth > 50 || u == nil || t == nil {
+	return !u.equal(t) && narrower(t, u, depth)
+}
+
+// narrower is the official subsume(l, r, false), the partial order its sup
+// drops members by: None and anything below any, an int below a float, a
+// literal below its base type, lists and dicts member-wise.
+func narrower(l, r *typ, depth int) bool {
+	if depth > 50 || l == nil || r == nil {
 		return false
 	}
-	switch u.kind {
-	case tStr:
-		return t.kind == tLitStr
-	case tInt:
-		return t.kind == tLitInt
-	case tFloat:
-		return t.kind == tLitFloat
-	case tBool:
-		return t.kind == tLitBool
-	case tList:
-		return t.kind == tList && subsumes(u.elem, t.elem, depth+1)
-	case tDict:
-		if t.kind != tDict || u.key == nil || u.elem == nil || t.key == nil || t.elem == nil {
+	switch {
+	case r.kind == tAny || l.kind == tNone:
+		return true
+	case l.kind == tUnion:
+		for _, e := range l.elems {
+			if !narrower(e, r, depth+1) {
+				return false
+			}
+		}
+		return true
+	case r.kind == tUnion:
+		for _, e := range r.elems {
+			if narrower(l, e, depth+1) {
+				return true
+			}
+		}
+		return false
+	case l.kind == tSchema:
+		if r.kind != tSchema {
 			return false
 		}
-		return (subsumes(u.key, t.key, depth+1) && (u.elem.equal(t.elem) || subsumes(u.elem, t.elem, depth+1)) ||
-			u.key.equal(t.key) && subsumes(u.elem, t.elem, depth+1))
+		for cur, n := l.schema, 0; cur != nil && n < 1000; cur, n = cur.parent, n+1 {
+			if cur == r.schema {
+				return true
+			}
+		}
+		return false
+	case l.isIntKind() && r.isFloatKind():
+		return true
+	case l.kind == tNumMul && r.kind == tNumMul:
+		return l.lit == r.lit || r.lit == ""
+	case l.isBase() && r.isBase():
+		return l.kind == r.kind
+	case l.isLiteral():
+		switch {
+		case r.isLiteral():
+			return l.kind == r.kind && l.lit == r.lit
+		case r.isBase():
+			if r.kind == tFloat && l.kind != tLitStr {
+				return true
+			}
+			return strings.Contains(l.String(), r.String())
+		}
+		return false
+	case l.kind == tList && r.kind == tList:
+		return narrower(l.elem, r.elem, depth+1)
+	case l.kind == tDict && r.kind == tDict:
+		return narrower(l.key, r.key, depth+1) && narrower(l.elem, r.elem, depth+1)
+	case l.kind == tStr && r.kind == tLitStr:
+		return true
+	}
+	return l.kind == r.kind && l.kind != tList && l.kind != tDict
+}
+
+// isBase is the official is_primitive: bool, int, float or str.
+func (t *typ) isBase() bool {
+	switch t.kind {
+	case tBool, tInt, tFloat, tStr:
+		return true
+	}
+	return false
+}
+
+func (t *typ) isLiteral() bool {
+	switch t.kind {
+	case tLitBool, tLitInt, tLitFloat, tLitStr:
+		return true
 	}
 	return false
 }
@@ -214,7 +304,7 @@ func widen(t *typ) *typ {
 	case tList:
 		return &typ{kind: tList, elem: widen(t.elem)}
 	case tDict:
-		return &typ{kind: tDict, key: widen(t.key), elem: widen(t.elem)}
+		return &typ{kind: tDict, key: widen(t.key), elem: widen(t.elem), attrs: t.attrs}
 	case tUnion:
 		ws := make([]*typ, len(t.elems))
 		for i, e := range t.elems {
@@ -263,6 +353,8 @@ func assignable(t, u *typ) bool {
 		return t.kind == tStr || t.kind == u.kind && t.lit == u.lit
 	case tLitBool, tLitInt:
 		return t.kind == u.kind && t.lit == u.lit
+	case tNumMul:
+		return t.kind == tNumMul && (t.lit == u.lit || u.lit == "")
 	case tList:
 		return t.kind == tList && assignable(t.elem, u.elem)
 	case tDict:
@@ -333,7 +425,7 @@ func (r *resolver) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 			return &typ{kind: tLitBool, lit: pyBool(t.Bool)}
 		case syntax.LitInt:
 			if t.Suffix != "" {
-				return anyT
+				return &typ{kind: tNumMul, lit: strconv.FormatInt(t.Int, 10) + t.Suffix}
 			}
 			return &typ{kind: tLitInt, lit: strconv.FormatInt(t.Int, 10)}
 		case syntax.LitFloat:
@@ -342,6 +434,11 @@ func (r *resolver) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 			return &typ{kind: tLitStr, lit: t.Str}
 		}
 	case *syntax.NamedType:
+		if t.Identifier != nil && len(t.Identifier.Names) == 2 && t.Identifier.Names[1].Value == "NumberMultiplier" {
+			if sym := pi.globals[t.Identifier.Names[0].Value]; sym != nil && sym.kind == symModule && sym.system == "units" {
+				return &typ{kind: tNumMul}
+			}
+		}
 		if t.Identifier == nil || len(t.Identifier.Names) != 1 {
 			if si := r.schemaByIdent(pi, t.Identifier); si != nil && !si.isRule {
 				return &typ{kind: tSchema, schema: si, instance: true, annotated: true}

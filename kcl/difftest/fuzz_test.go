@@ -127,27 +127,15 @@ func divergence(want, got answer) string {
 	return ""
 }
 
-// known are divergences owned by work in progress elsewhere (kcl/eval
-// semantics, the static pass kcl/resolve, kcl/syntax); each is listed with a
-// minimal program in /work/helpers/divergences.md. A divergence one of them
-// matches is reported, not failed; remove an entry when its cause is fixed.
+// known are divergences that cannot sensibly be copied from the official
+// engine, each with its reason and a minimal program; a divergence one of
+// them matches is reported, not failed. Today there are none: every
+// divergence the fuzzer found became a conformance case
+// (testdata/conformance) and was fixed.
 var known = []struct {
 	reason string
 	match  func(class, source string, want, got answer) bool
-}{
-	{"static error of the official resolver (kcl/resolve does not exist yet)", func(class, _ string, want, got answer) bool {
-		return !want.ok && (want.kind == "TypeError" || want.kind == "CompileError") && got.kind != want.kind
-	}},
-	{"a missing dict key read by [] or . is Undefined, not None (issue 15 class 6)", func(class, source string, _, _ answer) bool {
-		return class == "output differs" && strings.Contains(source, `{"a": 1}[`)
-	}},
-	{"iterating None is an error (issue 15 class 1)", func(_, _ string, want, got answer) bool {
-		return !want.ok && strings.HasSuffix(want.msg, "object is not iterable") && got.ok
-	}},
-	{"attribute access on None is an error (issue 15 class 2)", func(_, _ string, want, got answer) bool {
-		return !want.ok && strings.HasPrefix(want.msg, "invalid value 'NoneType' to load attribute") && got.ok
-	}},
-}
+}{}
 
 func knownReason(class, source string, want, got answer) string {
 	for _, k := range known {

@@ -889,16 +889,16 @@ func (r *resolver) iterable(e syntax.Expr) {
 	if e == nil {
 		return
 	}
-	var name string
-	if n, ok := e.(*syntax.NumberLit); ok && n.BinarySuffix != "" {
-		name = "number_multiplier(" + n.Raw + ")"
-	} else {
-		switch t := r.exprType(e, 0); t.kind {
+	t := r.exprType(e, 0)
+	members := []*typ{t}
+	if t.kind == tUnion {
+		// Each member of a union is judged, as the official loop check.
+		members = t.elems
+	}
+	for _, m := range members {
+		switch m.kind {
 		case tNone, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tNumMul:
-			name = t.String()
-		default:
-			return
+			r.report(KindCompile, e.Pos(), "'%s' object is not iterable", m)
 		}
 	}
-	r.report(KindCompile, e.Pos(), "'%s' object is not iterable", name)
 }

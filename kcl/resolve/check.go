@@ -818,12 +818,8 @@ func (r *resolver) entryValue(it *syntax.ConfigEntry) {
 	if it.Operation != syntax.OpInsert {
 		return
 	}
+	// The value itself, a dotted key (a.b += [1]) included.
 	t := r.exprType(it.Value, 0)
-	if id, ok := it.Key.(*syntax.Identifier); ok {
-		for i := 1; i < len(id.Names); i++ {
-			t = &typ{kind: tDict, key: strT, elem: t}
-		}
-	}
 	if !t.isAny() && t.kind != tList {
 		r.report(KindIllegalAttribute, it.Value.Pos(), "only list type can in inserted, got '%s'", t)
 	}

@@ -567,17 +567,18 @@ func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
 				for i := 1; i < len(k.Names); i++ {
 					vt = &typ{kind: tDict, key: strT, elem: vt}
 				}
-				if len(k.Names) == 1 {
-					name := k.Names[0].Value
-					if r.loopVar(name) {
-						ks = append(ks, r.nameType(name))
-					} else {
-						ks = append(ks, &typ{kind: tLitStr, lit: name})
-					}
-					addAttr(name, vt)
-				} else {
+				name := k.Names[0].Value
+				switch {
+				case len(k.Names) > 1:
 					ks = append(ks, strT)
+				case r.loopVar(name):
+					ks = append(ks, r.nameType(name))
+				default:
+					ks = append(ks, &typ{kind: tLitStr, lit: name})
 				}
+				// 0.12.1 makes the first name of a dotted key an
+				// attribute too, of the nested type.
+				addAttr(name, vt)
 				vs = append(vs, vt)
 			case *syntax.StringLit:
 				vt := r.exprType(it.Value, depth+1)

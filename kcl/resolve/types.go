@@ -416,9 +416,18 @@ func (r *resolver) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 			if et.isAny() {
 				return anyT
 			}
-			es = append(es, et)
+			if et.kind == tUnion {
+				es = append(es, et.elems...)
+			} else {
+				es = append(es, et)
+			}
 		}
-		return union(es)
+		// An annotated union is kept as written (the official Type::union,
+		// no sup): A | B with B(A) still admits B's attributes.
+		if len(es) == 1 {
+			return es[0]
+		}
+		return &typ{kind: tUnion, elems: es}
 	case *syntax.LiteralType:
 		switch t.Kind {
 		case syntax.LitBool:

@@ -144,12 +144,17 @@ func TestChartNATSClusterSizes(t *testing.T) {
 // Secret replaced by throwaway certificates.
 func parseNATSConfig(t *testing.T, objs []*unstructured.Unstructured, pod string) *server.Options {
 	t.Helper()
+	return parseNATSConfigWith(t, objs, pod, pki.NewCA(t, "nats CA").Issue(t, "kcl-nats", "kcl-nats."+releaseNamespace+".svc"))
+}
+
+// parseNATSConfigWith is parseNATSConfig with the given certificates in the TLS Secret.
+func parseNATSConfigWith(t *testing.T, objs []*unstructured.Unstructured, pod string, certs pki.Files) *server.Options {
+	t.Helper()
 	cm := find(objs, "ConfigMap", "kcl-nats-config")
 	if cm == nil {
 		t.Fatal("no ConfigMap kcl-nats-config")
 	}
 	conf, _, _ := unstructured.NestedString(cm.Object, "data", "nats.conf")
-	certs := pki.NewCA(t, "nats CA").Issue(t, "kcl-nats", "kcl-nats."+releaseNamespace+".svc")
 	conf = strings.ReplaceAll(conf, "/etc/nats/tls/", certs.Dir+"/")
 	path := filepath.Join(t.TempDir(), "nats.conf")
 	if err := os.WriteFile(path, []byte(conf), 0o600); err != nil {

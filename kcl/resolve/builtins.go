@@ -63,11 +63,23 @@ var (
 		"round": {numberT, intT}, "int": {nil, intT}, "typeof": {nil, boolT},
 		"sum": {{kind: tList, elem: anyT}},
 	}
-	mathParams = map[string][]*typ{
-		"ceil": {numberT}, "factorial": {numberT}, "floor": {numberT}, "gcd": {intT, intT},
-		"isfinite": {numberT}, "isinf": {numberT}, "isnan": {numberT}, "modf": {numberT},
-		"exp": {numberT}, "expm1": {numberT}, "log": {numberT, floatT}, "log1p": {numberT},
-		"log2": {numberT}, "log10": {numberT}, "pow": {numberT, numberT}, "sqrt": {numberT},
+	// systemParams are the official parameter types of the system modules'
+	// functions (positional, in order; nil is any).
+	systemParams = map[string]map[string][]*typ{
+		"base64":     {"encode": {strT, strT}, "decode": {strT}},
+		"base32":     {"encode": {strT}, "decode": {strT}},
+		"net":        {"CIDR_host": {strT, intT}, "CIDR_netmask": {strT}, "CIDR_subnet": {strT, intT, intT}, "CIDR_subnets": {strT, {kind: tList, elem: intT}}, "split_host_port": {strT}, "join_host_port": {strT, {kind: tUnion, elems: []*typ{intT, strT}}}, "fqdn": {strT}, "parse_IP": {strT}, "IP_string": {strT}, "to_IP4": {strT}, "to_IP6": {strT}, "is_IPv4": {strT}, "is_IPv6": {strT}, "is_IP": {strT}, "is_loopback_IP": {strT}, "is_multicast_IP": {strT}, "is_interface_local_multicast_IP": {strT}, "is_link_local_multicast_IP": {strT}, "is_link_local_unicast_IP": {strT}, "is_global_unicast_IP": {strT}, "is_unspecified_IP": {strT}, "parse_CIDR": {strT}, "is_IP_in_CIDR": {strT, strT}},
+		"manifests":  {"yaml_stream": {nil, {kind: tDict, key: strT, elem: anyT}}},
+		"math":       {"ceil": {numberT}, "factorial": {numberT}, "floor": {numberT}, "gcd": {intT, intT}, "isfinite": {numberT}, "isinf": {numberT}, "isnan": {numberT}, "modf": {numberT}, "exp": {numberT}, "expm1": {numberT}, "log": {numberT, floatT}, "log1p": {numberT}, "log2": {numberT}, "log10": {numberT}, "pow": {numberT, numberT}, "sqrt": {numberT}},
+		"datetime":   {"now": {strT}, "validate": {strT, strT}, "is_rfc3339": {strT}, "is_iso8601": {strT}},
+		"regex":      {"replace": {strT, strT, strT, intT}, "match": {strT, strT}, "compile": {strT}, "findall": {strT, strT}, "search": {strT, strT}, "split": {strT, strT, intT}},
+		"yaml":       {"encode": {nil, boolT, boolT, boolT}, "encode_all": {{kind: tList, elem: anyT}, boolT, boolT, boolT}, "decode": {strT}, "decode_all": {strT}, "dump_to_file": {nil, strT, boolT, boolT, boolT}, "dump_all_to_file": {{kind: tList, elem: anyT}, strT, boolT, boolT, boolT}, "validate": {strT}},
+		"json":       {"encode": {nil, boolT, intT, boolT, boolT}, "decode": {strT}, "dump_to_file": {nil, strT, boolT, intT, boolT, boolT}, "validate": {strT}},
+		"crypto":     {"md5": {strT, strT}, "sha1": {strT, strT}, "sha224": {strT, strT}, "sha256": {strT, strT}, "sha384": {strT, strT}, "sha512": {strT, strT}, "blake3": {strT, strT}, "filesha256": {strT}},
+		"units":      {"to_n": {numberT}, "to_u": {numberT}, "to_m": {numberT}, "to_K": {numberT}, "to_M": {numberT}, "to_G": {numberT}, "to_T": {numberT}, "to_P": {numberT}, "to_Ki": {numberT}, "to_Mi": {numberT}, "to_Gi": {numberT}, "to_Ti": {numberT}, "to_Pi": {numberT}},
+		"collection": {"union_all": {{kind: tList, elem: anyT}}},
+		"file":       {"read": {strT}, "glob": {strT}, "exists": {strT}, "abs": {strT}, "append": {strT, strT}, "mkdir": {strT, boolT}, "delete": {strT}, "cp": {strT, strT}, "mv": {strT, strT}, "size": {strT}, "write": {strT, strT}, "read_env": {strT}},
+		"template":   {"execute": {strT, {kind: tDict, key: strT, elem: anyT}}, "html_escape": {strT}},
 	}
 )
 
@@ -87,8 +99,8 @@ func (r *resolver) builtinArguments(e *syntax.CallExpr) {
 		}
 		params = builtinParams[id.Names[0].Value]
 	case 2:
-		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.system == "math" {
-			params = mathParams[id.Names[1].Value]
+		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.system != "" {
+			params = systemParams[sym.system][id.Names[1].Value]
 		}
 	}
 	for i, a := range e.Args {

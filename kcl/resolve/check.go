@@ -31,6 +31,9 @@ type resolver struct {
 	schemaScope   *scope // the scope of the enclosing schema's body
 	// paramTypes are the annotated parameters of the enclosing schema.
 	paramTypes map[string]*typ
+	// deferEntries is the config of the schema expression being walked,
+	// whose entry-value checks come after its attribute types.
+	deferEntries *syntax.ConfigExpr
 	// globalLambdas are the package's globals assigned a lambda once.
 	globalLambdas map[string]*syntax.LambdaExpr
 }
@@ -650,7 +653,7 @@ func (r *resolver) expr(e syntax.Expr) {
 		})
 	case *syntax.ConfigIfEntryExpr:
 		r.expr(e.IfCond)
-		r.configEntries(e.Items)
+		r.configEntries(e.Items, false)
 		r.expr(e.Orelse)
 	case *syntax.SchemaExpr:
 		if e.Name != nil {
@@ -660,9 +663,22 @@ func (r *resolver) expr(e syntax.Expr) {
 		for _, k := range e.Kwargs {
 			r.expr(k.Value)
 		}
+		// The official walk judges a schema config entry's type before
+		// its += or ** value: those checks wait for checkSchemaConfig.
+		cfg, _ := e.Config.(*syntax.ConfigExpr)
+		prev := r.deferEntries
+		r.deferEntries = cfg
 		r.expr(e.Config)
+		r.deferEntries = prev
 		r.schemaArguments(e.Name, e.Args, e.Kwargs)
 		r.checkSchemaConfig(e)
+		if cfg != nil {
+			for _, it := range cfg.Items {
+				if it != nil {
+					r.entryValue(it)
+				}
+			}
+		}
 		if cfg, ok := e.Config.(*syntax.ConfigExpr); ok && e.Name != nil && !r.shadowed(e.Name) {
 			if si := r.schemaByIdent(r.pkg, e.Name); si != nil {
 				r.configKeys(si, cfg, 0)
@@ -674,7 +690,9 @@ func (r *resolver) expr(e syntax.Expr) {
 			// resolver binds them as it goes; binding them first only
 			// accepts more).
 			defineConfigKeys(e.Items, sc)
-			r.configEntries(e.Items)
+			deferred := e == r.deferEntries
+			r.deferEntries = nil
+			r.configEntries(e.Items, deferred)
 		})
 	case *syntax.CheckExpr:
 		r.expr(e.Test)
@@ -705,8 +723,11 @@ func (r *resolver) expr(e syntax.Expr) {
 		if !e.HasQuestion && e.Ctx != syntax.Store {
 			// The official resolver indexes lists, dicts, strings and
 			// schemas only: a union of them (`("a" if c else "b")[0]`) is refused.
-			if t := r.exprType(e.Value, 0); t.kind == tUnion {
-				r.report(KindCompile, e.Pos(), "'%s' object is not subscriptable", t)
+			switch t := r.exprType(e.Value, 0); t.kind {
+			case tUnion, tNone, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tNumMul:
+				if t.kind != tUnion || !hasSchema(t) {
+					r.report(KindCompile, e.Pos(), "'%s' object is not subscriptable", t)
+				}
 			}
 		}
 	case *syntax.Keyword:
@@ -778,7 +799,7 @@ func defineConfigKeys(items []*syntax.ConfigEntry, sc *scope) {
 	}
 }
 
-func (r *resolver) configEntries(items []*syntax.ConfigEntry) {
+func (r *resolver) configEntries(items []*syntax.ConfigEntry, deferred bool) {
 	for _, it := range items {
 		if it == nil {
 			continue
@@ -798,7 +819,9 @@ func (r *resolver) configEntries(items []*syntax.ConfigEntry) {
 			}
 		}
 		r.expr(it.Value)
-		r.entryValue(it)
+		if !deferred {
+			r.entryValue(it)
+		}
 	}
 }
 

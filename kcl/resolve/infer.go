@@ -357,8 +357,15 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 		return
 	}
 	for _, it := range items {
-		if it == nil || it.Operation == syntax.OpInsert {
+		if it == nil {
 			continue
+		}
+		if it.Operation == syntax.OpInsert {
+			// `k += v` is judged against the attribute's type only when v
+			// is no list (a list is appended to the attribute's).
+			if t := r.exprType(it.Value, 0); t.isAny() || t.kind == tList || t.kind == tUnion {
+				continue
+			}
 		}
 		if it.Key == nil {
 			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {

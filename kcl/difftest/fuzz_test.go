@@ -21,10 +21,13 @@ import (
 
 // The long run:
 //
-//	cd kcl && go test ./difftest -run TestFuzzLong -timeout 0 -args -programs=100000 [-seed=N] [-duration=1h] [-save=DIR]
+//	cd kcl && go test -v ./difftest -run TestFuzzLong -timeout 0 -args -programs=100000 [-seed=N] [-duration=1h] [-save=DIR]
 //
-// prints the totals (programs, divergences by class, time) and, with -save,
-// writes each divergent program, minimised, with both engines' answers to DIR.
+// prints the totals (programs, divergences by class, time) after every
+// 1,000 programs (-v: without it go test keeps a passing test's output) and,
+// with -save, writes each divergent program, minimised, with both engines'
+// answers to DIR. Give each run its own -seed range so that runs add up to
+// new programs.
 var (
 	fuzzPrograms     = flag.Int("programs", 0, "TestFuzzLong: programs to generate (0: only -duration bounds the run)")
 	fuzzSeed         = flag.Int64("seed", 1, "TestFuzzLong: the first seed; program i has seed seed+i")

@@ -407,12 +407,11 @@ func (in *Interp) execImport(f *fileUnit, s *syntax.ImportStmt) error {
 		return err
 	}
 	if p.module == nil {
-		p.module = &value.Module{Name: p.path, Members: map[string]value.Value{}}
 		// Private names stay readable through the module (pkg._x), as in the
-		// official engine; they are only left out of the output.
-		for name, v := range p.global.vals {
-			p.module.Members[name] = v
-		}
+		// official engine; they are only left out of the output. The package
+		// has run to its end, so its globals no longer change and the module
+		// reads them in place (the k8s module's core/v1 has hundreds).
+		p.module = &value.Module{Name: p.path, Members: p.global.vals}
 	}
 	f.imports[s.Name] = p.module
 	return nil

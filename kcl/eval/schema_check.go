@@ -4,7 +4,6 @@
 package eval
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
@@ -194,16 +193,6 @@ func (in *Interp) attrTypeError(f *schemaFrame, a attrDecl, name string, v value
 	// A dict that does not fit a schema type is found at run time only (the
 	// official checker lets any dict be a schema): an EvaluationError.
 	details := in.conversionDetails(a.env, v, a.ty)
-	if f.cfgExpr != nil && details == "" {
-		for _, it := range f.cfgExpr.Items {
-			if it.Key != nil && entryKey(it) == name {
-				got := literalTypeString(v)
-				return &Error{Kind: value.KindType, Pos: it.Key.Pos(),
-					Msg:    fmt.Sprintf("expected %s, got %s", want, got),
-					Labels: []Label{{Pos: a.pos, Msg: fmt.Sprintf("variable is defined here, its type is %s, but got %s", want, got)}}}
-			}
-		}
-	}
 	return errorAt(lineOnly(pos), value.KindEvaluation, "expect %s, got %s%s", want, typeName(v), details)
 }
 

@@ -55,7 +55,7 @@ func run() error {
 	fs.BoolVar(&opts.ScaleOutInProcess, "scaleout-in-process", opts.ScaleOutInProcess, "Serve the scale-out compiler workers inside the driver (for --cpu-profile).")
 	fs.BoolVar(&opts.ScaleOutIsolated, "scaleout-isolated", opts.ScaleOutIsolated, "Repeat the scale-out with isolated units: each worker in a process of its own with its own client and artifact server (the driver then shares no core with them).")
 	fs.IntVar(&opts.WorkerGOMAXPROCS, "worker-gomaxprocs", opts.WorkerGOMAXPROCS, "GOMAXPROCS of each scale-out compiler process (a one-CPU pod); 0 leaves Go's default.")
-	fs.StringSliceVar(&opts.Faults, "faults", opts.Faults, "Fault scenarios after the measurements: artifact-server-outage, nats-restart (split mode), apiserver-restart (a driver-started apiserver); none skips them.")
+	fs.StringSliceVar(&opts.Faults, "faults", opts.Faults, "Fault scenarios after the measurements: artifact-server-outage, nats-restart (split mode), apiserver-restart (a driver-started apiserver), jetstream-cluster (split mode on a three-node NATS cluster with two appliers and two compilers: the stream leader killed, then a follower, then both restarted); none skips them.")
 	fs.DurationVar(&opts.FaultOutage, "fault-outage", opts.FaultOutage, "How long each fault lasts.")
 	fs.IntVar(&opts.FaultChanges, "fault-changes", opts.FaultChanges, "Sources given a new revision during each fault.")
 	fs.IntVar(&opts.FirstSyncRounds, "first-sync-rounds", opts.FirstSyncRounds, "First syncs of both sides per size, each on a fresh apiserver; the report gives the medians (the first round alone runs the other scenarios).")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
@@ -34,6 +36,9 @@ type controller struct {
 	stop    func()
 	// nats is the NATS server of split mode, which runs in the driver.
 	nats *natsserver.Server
+	// natsCluster replaces nats in split mode for the jetstream-cluster fault: three nodes
+	// in the driver.
+	natsCluster *natsserver.Cluster
 }
 
 // startKCL starts flux-kcl-controller in the configured mode and returns once it is ready.
@@ -110,53 +115,90 @@ func (d *driver) startAllInOne(ctx context.Context, kubeconfig string) (*control
 }
 
 // startSplit runs the four services as processes; NATS runs inside the driver, so its
-// memory is not reported.
+// memory is not reported. With the jetstream-cluster fault NATS is a three-node cluster,
+// the stream and buckets have three replicas, and two appliers and two compilers run (the
+// shape issue 18's fault sequence asks for).
 func (d *driver) startSplit(ctx context.Context, kubeconfig string) (*controller, error) {
-	ns, err := natsserver.Start(natsserver.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("starting NATS: %w", err)
+	c := &controller{pids: map[string]int{}, metrics: map[string]string{}}
+	var natsURL string
+	var replicas []string
+	replicaCount := 1
+	if slices.Contains(d.opts.Faults, FaultJetStreamCluster) {
+		nc, err := natsserver.StartCluster(natsserver.ClusterOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("starting a NATS cluster: %w", err)
+		}
+		c.natsCluster, natsURL, replicaCount = nc, nc.URL(), 2
+		replicas = []string{fmt.Sprintf("--jetstream-replicas=%d", nc.Nodes())}
+	} else {
+		ns, err := natsserver.Start(natsserver.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("starting NATS: %w", err)
+		}
+		c.nats, natsURL = ns, ns.URL()
 	}
 	var procs []*process
 	stopAll := func() {
 		for i := len(procs) - 1; i >= 0; i-- {
 			procs[i].stop()
 		}
-		ns.Stop()
+		if c.nats != nil {
+			c.nats.Stop()
+		}
+		if c.natsCluster != nil {
+			c.natsCluster.Stop()
+		}
 	}
-	c := &controller{pids: map[string]int{}, metrics: map[string]string{}, stop: stopAll, nats: ns}
+	c.stop = stopAll
 	env := []string{"KUBECONFIG=" + kubeconfig}
-	grpcAddrs := map[string]string{}
-	for _, name := range []string{"compiler", "resolver", "applier", "watcher"} {
-		addrs, err := freeAddrs(3)
-		if err != nil {
-			stopAll()
-			return nil, err
+	var compilerAddrs []string
+	var resolverAddr string
+	for _, service := range []string{"compiler", "resolver", "applier", "watcher"} {
+		count := 1
+		if service == "compiler" || service == "applier" {
+			count = replicaCount
 		}
-		args := []string{"--metrics-addr=" + addrs[0], "--health-addr=" + addrs[1]}
-		if d.opts.HeapProfile {
-			args = append(args, "--enable-pprof")
+		for i := range count {
+			name := service
+			if count > 1 {
+				name = fmt.Sprintf("%s-%d", service, i)
+			}
+			addrs, err := freeAddrs(3)
+			if err != nil {
+				stopAll()
+				return nil, err
+			}
+			args := []string{"--metrics-addr=" + addrs[0], "--health-addr=" + addrs[1]}
+			switch service {
+			case "compiler":
+				compilerAddrs = append(compilerAddrs, addrs[2])
+				args = append(args, "--grpc-addr="+addrs[2])
+			case "resolver":
+				resolverAddr = addrs[2]
+				args = append(args, "--grpc-addr="+addrs[2])
+			case "applier":
+				args = append(args, "--nats-url="+natsURL, "--compiler-addr="+strings.Join(compilerAddrs, ","), "--resolver-addr="+resolverAddr)
+				if count > 1 {
+					args = append(args, "--instance-name="+name)
+				}
+				args = append(args, replicas...)
+			case "watcher":
+				args = append(args, "--nats-url="+natsURL)
+				args = append(args, replicas...)
+			}
+			p, err := startProcess(name, d.logDir, filepath.Join(d.opts.BinDir, service), args, env)
+			if err != nil {
+				stopAll()
+				return nil, err
+			}
+			procs = append(procs, p)
+			if err := waitHTTP(ctx, "http://"+addrs[1]+"/readyz", p); err != nil {
+				stopAll()
+				return nil, err
+			}
+			c.pids[name] = p.pid()
+			c.metrics[name] = "http://" + addrs[0] + "/metrics"
 		}
-		switch name {
-		case "compiler", "resolver":
-			grpcAddrs[name] = addrs[2]
-			args = append(args, "--grpc-addr="+addrs[2])
-		case "applier":
-			args = append(args, "--nats-url="+ns.URL(), "--compiler-addr="+grpcAddrs["compiler"], "--resolver-addr="+grpcAddrs["resolver"])
-		case "watcher":
-			args = append(args, "--nats-url="+ns.URL())
-		}
-		p, err := startProcess(name, d.logDir, filepath.Join(d.opts.BinDir, name), args, env)
-		if err != nil {
-			stopAll()
-			return nil, err
-		}
-		procs = append(procs, p)
-		if err := waitHTTP(ctx, "http://"+addrs[1]+"/readyz", p); err != nil {
-			stopAll()
-			return nil, err
-		}
-		c.pids[name] = p.pid()
-		c.metrics[name] = "http://" + addrs[0] + "/metrics"
 	}
 	return c, nil
 }

@@ -78,7 +78,7 @@ type Options struct {
 	WorkerGOMAXPROCS int
 
 	// Faults are fault scenarios run after the measurements (FaultArtifactServer,
-	// FaultNATS, FaultAPIServer); each changes FaultChanges sources during an outage of
+	// FaultNATS, FaultAPIServer, FaultJetStreamCluster); each changes FaultChanges sources during an outage of
 	// FaultOutage and reports the recovery time.
 	Faults       []string
 	FaultOutage  time.Duration

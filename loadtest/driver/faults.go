@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/fault"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
@@ -24,14 +25,75 @@ const (
 	// FaultAPIServer restarts kube-apiserver (a driver-started cluster); the new revisions
 	// are set once it is back.
 	FaultAPIServer = "apiserver-restart"
+	// FaultJetStreamCluster runs split mode on a three-node JetStream cluster (stream and
+	// buckets with three replicas, two appliers, two compilers) and kills the stream's leader
+	// node (left down), then a follower (no quorum), then restarts both: two rounds of
+	// changes, each measured.
+	FaultJetStreamCluster = "jetstream-cluster"
 )
+
+// faultStep is one measured fault: a scenario may take several in a row.
+type faultStep struct {
+	name       string
+	fault      fault.Fault
+	issueAfter bool
+	// before runs right before the step (waits the cluster needs between its faults).
+	before func(ctx context.Context) error
+	// fromInjection measures from the injection (no outage to wait out): for a fault whose
+	// recovery is the next step's, such as a node left down.
+	fromInjection bool
+}
 
 // faults runs the configured fault scenarios one after the other. Each gives FaultChanges
 // sources a new revision and measures, from the end of the fault, until every one of their
 // ConfigMaps carries it (fault.Run's recovery time).
 func (d *driver) faults(ctx context.Context, cl *cluster, ctrl *controller, ts []tenant.Tenant, revisions *changeWaiter) ([]report.FaultCheck, error) {
 	var out []report.FaultCheck
-	for round, name := range d.opts.Faults {
+	var steps []faultStep
+	for _, name := range d.opts.Faults {
+		switch name {
+		case FaultArtifactServer:
+			steps = append(steps, faultStep{name: name, fault: fault.ArtifactServerOutage(d.artifacts)})
+		case FaultNATS:
+			if ctrl.nats == nil {
+				out = append(out, report.FaultCheck{Name: name, Skipped: true, Detail: "skipped: NATS runs in the driver only in split mode (and is a cluster with jetstream-cluster)"})
+				continue
+			}
+			steps = append(steps, faultStep{name: name, fault: fault.NATSRestart(ctrl.nats)})
+		case FaultAPIServer:
+			if cl.env == nil {
+				out = append(out, report.FaultCheck{Name: name, Skipped: true, Detail: "skipped: the driver did not start this apiserver"})
+				continue
+			}
+			steps = append(steps, faultStep{name: name, fault: fault.APIServerRestart(cl.env), issueAfter: true})
+		case FaultJetStreamCluster:
+			if ctrl.natsCluster == nil {
+				out = append(out, report.FaultCheck{Name: name, Skipped: true, Detail: "skipped: the driver runs the NATS cluster only in split mode"})
+				continue
+			}
+			nodes := fault.NewClusterNodes(ctrl.natsCluster, reconcilerequest.StreamName)
+			// Each kill starts from a cluster whose streams have leaders, not from an election.
+			settled := func(ctx context.Context) error {
+				waitCtx, cancel := context.WithTimeout(ctx, time.Minute)
+				defer cancel()
+				return ctrl.natsCluster.WaitStreamLeaders(waitCtx, reconcilerequest.StreamName)
+			}
+			leader, follower := nodes.KillLeader(), nodes.KillFollowerThenRestart()
+			steps = append(steps,
+				faultStep{name: name + "/" + leader.Name(), fault: leader, before: settled, fromInjection: true},
+				faultStep{name: name + "/" + follower.Name(), fault: follower, before: settled})
+		default:
+			return out, fmt.Errorf("unknown fault %q (%s, %s, %s or %s)", name, FaultArtifactServer, FaultNATS, FaultAPIServer, FaultJetStreamCluster)
+		}
+	}
+	for round, step := range steps {
+		name, f, issueAfter := step.name, step.fault, step.issueAfter
+		if step.before != nil {
+			if err := step.before(ctx); err != nil {
+				out = append(out, report.FaultCheck{Name: name, Detail: fmt.Sprintf("not started: %v", err)})
+				continue
+			}
+		}
 		revision := fmt.Sprintf("f%d", round+1)
 		changed := spread(ts, d.opts.FaultChanges, 0.25+0.1*float64(round))
 		var pending []<-chan time.Time
@@ -43,26 +105,6 @@ func (d *driver) faults(ctx context.Context, cl *cluster, ctrl *controller, ts [
 				}
 			}
 			return nil
-		}
-		var f fault.Fault
-		issueAfter := false
-		switch name {
-		case FaultArtifactServer:
-			f = fault.ArtifactServerOutage(d.artifacts)
-		case FaultNATS:
-			if ctrl.nats == nil {
-				out = append(out, report.FaultCheck{Name: name, Skipped: true, Detail: "skipped: NATS runs in the driver only in split mode"})
-				continue
-			}
-			f = fault.NATSRestart(ctrl.nats)
-		case FaultAPIServer:
-			if cl.env == nil {
-				out = append(out, report.FaultCheck{Name: name, Skipped: true, Detail: "skipped: the driver did not start this apiserver"})
-				continue
-			}
-			f, issueAfter = fault.APIServerRestart(cl.env), true
-		default:
-			return out, fmt.Errorf("unknown fault %q (%s, %s or %s)", name, FaultArtifactServer, FaultNATS, FaultAPIServer)
 		}
 		d.logf("fault %s: %d sources get revision %s", name, len(changed), revision)
 		// Changes land while the fault lasts, except when the apiserver itself is down.
@@ -86,8 +128,12 @@ func (d *driver) faults(ctx context.Context, cl *cluster, ctrl *controller, ts [
 			}
 			return true, nil
 		}
-		runCtx, cancel := context.WithTimeout(ctx, d.opts.ChangeTimeout+d.opts.FaultOutage)
-		rep, err := fault.Run(runCtx, injected, fault.Options{Outage: d.opts.FaultOutage, Converged: converged, Poll: 50 * time.Millisecond})
+		outage := d.opts.FaultOutage
+		if step.fromInjection {
+			outage = 0
+		}
+		runCtx, cancel := context.WithTimeout(ctx, d.opts.ChangeTimeout+outage)
+		rep, err := fault.Run(runCtx, injected, fault.Options{Outage: outage, Converged: converged, Poll: 50 * time.Millisecond})
 		cancel()
 		check := report.FaultCheck{Name: name, Converged: err == nil, Seconds: rep.Recovery.Seconds(), Detail: rep.String()}
 		if err != nil {

@@ -168,7 +168,7 @@ func (r *resolver) strMethodCall(e *syntax.CallExpr) {
 		}
 		recv, method = r.exprType(f.Value, 0), f.Attr.Names[0].Value
 	case *syntax.Identifier:
-		if len(f.Names) < 2 || r.pkg.globals[f.Names[0].Value] != nil && r.pkg.globals[f.Names[0].Value].kind == symModule {
+		if len(f.Names) < 2 || len(f.Names) == 2 && r.pkg.globals[f.Names[0].Value] != nil && r.pkg.globals[f.Names[0].Value].kind == symModule {
 			return
 		}
 		prefix := &syntax.Identifier{Span: f.Span, Names: f.Names[:len(f.Names)-1]}
@@ -179,6 +179,7 @@ func (r *resolver) strMethodCall(e *syntax.CallExpr) {
 	if !recv.isStrKind() {
 		return
 	}
+	r.typedArguments(e.Args, strMethodParams[method])
 	required, ok := strRequired[method]
 	if !ok {
 		return

@@ -63,6 +63,16 @@ var (
 		"round": {numberT, intT}, "int": {nil, intT}, "typeof": {nil, boolT},
 		"sum": {{kind: tList, elem: anyT}},
 	}
+	// strMethodParams are the official parameter types of the str methods
+	// (positional, in order; nil is any).
+	strMethodParams = map[string][]*typ{
+		"count": {strT, intT, intT}, "endswith": {strT, intT, intT}, "find": {strT, intT, intT},
+		"index": {strT, intT, intT}, "join": {{kind: tList, elem: anyT}}, "lstrip": {strT},
+		"rstrip": {strT}, "replace": {strT, strT, intT}, "removeprefix": {strT},
+		"removesuffix": {strT}, "rfind": {strT, intT, intT}, "rindex": {strT, intT, intT},
+		"rsplit": {strT, intT}, "split": {strT, intT}, "splitlines": {boolT},
+		"startswith": {strT, intT, intT}, "strip": {strT},
+	}
 	// systemParams are the official parameter types of the system modules'
 	// functions (positional, in order; nil is any).
 	systemParams = map[string]map[string][]*typ{
@@ -103,7 +113,13 @@ func (r *resolver) builtinArguments(e *syntax.CallExpr) {
 			params = systemParams[sym.system][id.Names[1].Value]
 		}
 	}
-	for i, a := range e.Args {
+	r.typedArguments(e.Args, params)
+}
+
+// typedArguments reports positional arguments whose type cannot be their
+// parameter's (nil: any); schema instances are left to run time.
+func (r *resolver) typedArguments(args []syntax.Expr, params []*typ) {
+	for i, a := range args {
 		if i >= len(params) || a == nil {
 			break
 		}

@@ -3,6 +3,7 @@ package install_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -60,4 +61,31 @@ func keys(m map[string]map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// deploy/components/nats-cluster on deploy/default installs what the chart does with
+// nats.cluster.enabled, field for field, and the apiserver accepts it.
+func TestKustomizeNATSClusterMatchesChart(t *testing.T) {
+	g := NewWithT(t)
+	overlay := t.TempDir()
+	rel := func(dir ...string) string { // kustomize takes relative paths only
+		r, err := filepath.Rel(overlay, filepath.Join(append([]string{repoRoot}, dir...)...))
+		g.Expect(err).NotTo(HaveOccurred())
+		return r
+	}
+	kustomization := fmt.Sprintf("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [%s]\ncomponents: [%s]\n",
+		rel("deploy", "default"), rel("deploy", "components", "nats-cluster"))
+	g.Expect(os.WriteFile(filepath.Join(overlay, "kustomization.yaml"), []byte(kustomization), 0o600)).To(Succeed())
+	objs := buildKustomization(t, overlay)
+	chart := normalized(renderChart(t, nil, map[string]any{"nats": map[string]any{"cluster": map[string]any{"enabled": true}}}))
+	kustomize := normalized(objs)
+	g.Expect(keys(kustomize)).To(Equal(keys(chart)))
+	for key, want := range chart {
+		g.Expect(kustomize[key]).To(Equal(want), key)
+	}
+	if !testing.Short() {
+		needsAPIServer(t)
+		g.Expect(dryRunApply(context.Background(), objs)).To(Succeed())
+		checkWorkloads(t, objs)
+	}
 }

@@ -89,14 +89,15 @@ func (r *resolver) augBinary(s *syntax.AugAssignStmt) {
 
 func (r *resolver) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position) {
 	// As the official table, a union of literals counts as its base
-	// types (1 | 2 is int); any other union has no entry. Schemas are left
-	// to run time.
+	// types (1 | 2 is int); any other union has no entry. A schema only
+	// unions with a schema or a dict on its right ({} | S is refused);
+	// unions holding a schema are left to run time.
 	if op == syntax.And || op == syntax.Or || op == syntax.As {
 		return
 	}
 	lv, rv := variableUnion(l), variableUnion(rt)
 	for _, t := range []*typ{lv, rv} {
-		if t.isAny() || t.kind == tSchema || t.kind == tUnion && hasSchema(t) {
+		if t.isAny() || t.kind == tUnion && hasSchema(t) {
 			return
 		}
 	}

@@ -77,6 +77,9 @@ type parseCache struct {
 	maxBytes int64
 
 	hits, misses atomic.Int64
+	// evictions counts dropped files: what holds on to cached ASTs beside
+	// the cache (the shared scope layouts) lets go when it moves.
+	evictions atomic.Int64
 }
 
 type parsedFile struct {
@@ -184,6 +187,7 @@ func (c *parseCache) evict() {
 		delete(c.byKey, f.key)
 		c.unlinkPath(f)
 		c.bytes -= f.size
+		c.evictions.Add(1)
 	}
 }
 

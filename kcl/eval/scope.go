@@ -356,13 +356,20 @@ var scopeLayouts = struct {
 	sync.Mutex
 	m map[uint64][]*scopeLayout
 	n int
+	// evictions is the package parse cache's count of dropped files when
+	// the map was started: once a file is dropped, the layouts start over,
+	// so that they never keep alive an AST the cache let go of.
+	evictions int64
 }{m: map[uint64][]*scopeLayout{}}
 
 var scopeLayoutSeed = maphash.MakeSeed()
 
 // layoutOf returns the shared layout of refs' statements, made on first use.
-// Only statements of parsed modules are shared (see sharedBodies): a body
-// rewritten for one run would only fill the cache.
+// Only statements of imported packages' parsed modules are shared (see
+// sharedBodies), which the package parse cache holds anyway: a controller
+// compiles thousands of distinct main packages, whose ASTs the layouts would
+// otherwise keep alive past the main files' cache, and a body rewritten for
+// one run would only fill the map.
 func layoutOf(refs []stmtRef) *scopeLayout {
 	if !sharedBodies(refs) {
 		return newScopeLayout(refs)
@@ -372,6 +379,9 @@ func layoutOf(refs []stmtRef) *scopeLayout {
 		h = h*1099511628211 ^ maphash.Comparable(scopeLayoutSeed, r.stmt)
 	}
 	scopeLayouts.Lock()
+	if ev := sharedParseCache.evictions.Load(); ev != scopeLayouts.evictions {
+		scopeLayouts.m, scopeLayouts.n, scopeLayouts.evictions = map[uint64][]*scopeLayout{}, 0, ev
+	}
 	for _, lay := range scopeLayouts.m[h] {
 		if sameStmts(lay.stmts, refs) {
 			scopeLayouts.Unlock()
@@ -402,12 +412,14 @@ func sameStmts(stmts []syntax.Stmt, refs []stmtRef) bool {
 	return true
 }
 
-// sharedBodies reports statements that all come from the bodies of their
-// files' parsed modules (schema bodies included), not from a per-run copy
-// of a file's body made when configs were merged or overrides applied.
+// sharedBodies reports statements that all come from the bodies of parsed
+// modules of imported packages (schema bodies included), not of the main
+// package, and not from a per-run copy of a file's body made when configs
+// were merged or overrides applied.
 func sharedBodies(refs []stmtRef) bool {
 	for _, r := range refs {
-		if f := r.file; f != nil && f.mod != nil && !sameBody(f.body, f.mod.Body) {
+		f := r.file
+		if f == nil || f.mod == nil || f.pkg == nil || f.pkg.path == value.MainPkg || !sameBody(f.body, f.mod.Body) {
 			return false
 		}
 	}

@@ -218,16 +218,14 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			continue
 		}
 		if def.indexSig == nil && def.rule == nil {
-			at := pos
-			if cfgExpr != nil {
-				for _, it := range cfgExpr.Items {
-					if it.Key != nil && entryKey(it) == ent.Key {
-						at = it.Key.Pos()
-						break
-					}
-				}
+			// A key of a literal config is the static pass's CompileError;
+			// one that arrives at run time (inst | {...}) is the official
+			// EvaluationError at the schema body's first line.
+			at := lineOnly(pos)
+			if def.stmt != nil && len(def.stmt.Body) > 0 {
+				at = lineOnly(def.stmt.Body[0].Pos())
 			}
-			return nil, errorAt(at, KindCompile, "Cannot add member '%s' to schema '%s'", ent.Key, def.name)
+			return nil, errorAt(at, value.KindEvaluation, "No attribute named '%s' in the schema '%s'", ent.Key, def.name)
 		}
 		relaxedKeys = append(relaxedKeys, ent.Key)
 	}

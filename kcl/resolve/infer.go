@@ -488,6 +488,9 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 			if cfg, ok := s.Value.(*syntax.ConfigExpr); ok && want.kind == tDict {
 				r.dictEntriesAt(want, cfg, nil, &pos, 0)
 			} else if cfg := unionedConfig(s.Value); cfg != nil && want.kind == tSchema {
+				// The global's schema type is the context of the literal:
+				// its keys must be the schema's.
+				r.configKeys(want.schema, cfg, 0)
 				r.configTypes(want.schema, cfg.Items, nil, 0)
 			}
 			r.mustAssign(got, want, pos, nil)

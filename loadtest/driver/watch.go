@@ -11,14 +11,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
-	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
 )
@@ -175,17 +177,41 @@ func (w *changeWaiter) observe(namespace, value string) {
 }
 
 // watchObjects starts informers on the tenants' Deployments and ConfigMaps (by the label the
-// programs set) feeding the image and revision waiters.
+// programs set) feeding the image and revision waiters. They ride out an apiserver outage
+// through apiserveroutage, as the watcher's do: with client-go's reflector backoff the
+// apiserver-restart fault measured this driver's own informers coming back (up to 30 s late)
+// as much as the controller.
 func watchObjects(ctx context.Context, cfg *rest.Config, images, revisions *changeWaiter) error {
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("clientset: %w", err)
 	}
-	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-		o.LabelSelector = "app.kubernetes.io/name=" + tenant.Name
-	}))
-	deployments := f.Apps().V1().Deployments().Informer()
-	configMaps := f.Core().V1().ConfigMaps().Informer()
+	outage, err := apiserveroutage.New(cfg)
+	if err != nil {
+		return err
+	}
+	selector := "app.kubernetes.io/name=" + tenant.Name
+	informer := func(obj runtime.Object, list func(context.Context, metav1.ListOptions) (runtime.Object, error), watchFn func(context.Context, metav1.ListOptions) (watch.Interface, error)) cache.SharedIndexInformer {
+		lw := &cache.ListWatch{
+			ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				o.LabelSelector = selector
+				return list(ctx, o)
+			},
+			WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+				o.LabelSelector = selector
+				return watchFn(ctx, o)
+			},
+		}
+		return cache.NewSharedIndexInformer(outage.ListerWatcher(lw), obj, 0, cache.Indexers{})
+	}
+	deployments := informer(&appsv1.Deployment{},
+		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return cs.AppsV1().Deployments(metav1.NamespaceAll).List(ctx, o)
+		}, cs.AppsV1().Deployments(metav1.NamespaceAll).Watch)
+	configMaps := informer(&corev1.ConfigMap{},
+		func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			return cs.CoreV1().ConfigMaps(metav1.NamespaceAll).List(ctx, o)
+		}, cs.CoreV1().ConfigMaps(metav1.NamespaceAll).Watch)
 	onDeployment := func(obj any) {
 		if d, ok := obj.(*appsv1.Deployment); ok && strings.HasPrefix(d.Namespace, "lt-") {
 			for _, c := range d.Spec.Template.Spec.Containers {
@@ -202,8 +228,8 @@ func watchObjects(ctx context.Context, cfg *rest.Config, images, revisions *chan
 		if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{AddFunc: fn, UpdateFunc: func(_, o any) { fn(o) }}); err != nil {
 			return fmt.Errorf("watching objects: %w", err)
 		}
+		go inf.RunWithContext(ctx)
 	}
-	f.Start(ctx.Done())
 	if !cache.WaitForCacheSync(ctx.Done(), deployments.HasSynced, configMaps.HasSynced) {
 		return fmt.Errorf("syncing object informers: %w", ctx.Err())
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -28,6 +29,7 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 )
 
@@ -102,6 +104,12 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The informers wait out an apiserver outage and list again as soon as it
+	// is back, not after the reflector's backoff (see internal/apiserveroutage).
+	outage, err := apiserveroutage.New(deps.RestConfig)
+	if err != nil {
+		return nil, err
+	}
 	metrics := metricsserver.Options{BindAddress: cfg.MetricsAddr}
 	if cfg.EnablePprof {
 		metrics.ExtraHandlers = pprof.GetHandlers()
@@ -114,6 +122,9 @@ func New(cfg Config, deps Deps) (*Service, error) {
 				&kclv1.KCLRun{}: {Label: selector},
 			},
 			DefaultTransform: cacheTransform(),
+			NewInformer: func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
+				return toolscache.NewSharedIndexInformer(outage.ListerWatcher(lw), obj, resync, indexers)
+			},
 		},
 		Metrics:                       metrics,
 		HealthProbeBindAddress:        cfg.HealthAddr,

@@ -153,9 +153,13 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 		ls := e.pkg.global
 		if ty != nil {
 			if old, ok := ls.types[name]; ok && syntax.TypeString(old.ty) != syntax.TypeString(ty) {
-				return errorAt(t.Pos(), value.KindType, "can not change the type of '%s' to %s", name, syntax.TypeString(ty))
+				// The official message names the type declared first, and
+				// points at that declaration.
+				was := syntax.TypeString(old.ty)
+				return &Error{Kind: value.KindType, Pos: t.Pos(), Msg: fmt.Sprintf("can not change the type of '%s' to %s", name, was),
+					Labels: []Label{{Pos: old.pos, Msg: "expected " + was}}}
 			}
-			ls.types[name] = declaredType{ty: ty, env: &env{file: e.file, pkg: e.pkg}}
+			ls.types[name] = declaredType{ty: ty, env: &env{file: e.file, pkg: e.pkg}, pos: t.Pos()}
 		} else if old, ok := ls.types[name]; ok {
 			if old.inferred {
 				if _, fits, _ := in.tryConvert(old.env, v, old.ty, false); !fits {

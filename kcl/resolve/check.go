@@ -833,7 +833,17 @@ func (r *resolver) entryValue(it *syntax.ConfigEntry) {
 		if _, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
 			return
 		}
-		if t := r.exprType(it.Value, 0); t.concrete() && t.kind != tDict && t.kind != tNone {
+		t := r.exprType(it.Value, 0)
+		bad := t.concrete() && t.kind != tDict && t.kind != tNone
+		if t.kind == tUnion {
+			// A union unpacks when every member is a dict or a schema.
+			for _, e := range t.elems {
+				if e.kind != tDict && e.kind != tSchema && !e.isAny() {
+					bad = true
+				}
+			}
+		}
+		if bad {
 			r.report(KindCompile, it.Value.Pos(), "only dict and schema can be used ** unpack, got '%s'", t)
 		}
 		return

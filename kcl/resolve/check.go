@@ -603,6 +603,7 @@ func (r *resolver) expr(e syntax.Expr) {
 	case *syntax.SelectorExpr:
 		r.expr(e.Value)
 		r.constantAttr(e)
+		r.valueAttr(e)
 	case *syntax.CallExpr:
 		r.expr(e.Func)
 		r.exprs(e.Args)
@@ -889,6 +890,23 @@ func allStr(ts []*typ) bool {
 		}
 	}
 	return true
+}
+
+// valueAttr reports an attribute of an expression whose type has no
+// members (an int, a bool, a float, a list, a unit value), such as
+// `(a + b).startswith(...)`, as the official load_attr does (`?.`
+// included). Constants are constantAttr's.
+func (r *resolver) valueAttr(e *syntax.SelectorExpr) {
+	if e.Attr == nil || len(e.Attr.Names) == 0 {
+		return
+	}
+	if _, ok := e.Value.(*syntax.NameConstantLit); ok {
+		return
+	}
+	switch t := r.exprType(e.Value, 0); t.kind {
+	case tNumMul, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tList:
+		r.report(KindType, e.Attr.Pos(), "attribute '%s' not found in '%s'", e.Attr.Names[0].Value, t)
+	}
 }
 
 // constantAttr reports an attribute read from a literal constant (None.x,

@@ -8,15 +8,18 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // runNATSConfig prints the nats-server authorization (and tls) blocks giving the
-// watcher and the applier only their subjects, for a NATS server the operator runs.
+// watcher and the applier only their subjects, for a NATS server the operator runs;
+// with --shard, the subjects, stream, consumer and buckets of that shard.
 func runNATSConfig(args []string) error {
 	var cfg natsconn.ServerConfig
 	var watcherPasswordFile, applierPasswordFile string
 	var tls natsconn.ServerTLS
 	fs := pflag.NewFlagSet("nats-config", pflag.ContinueOnError)
+	shard.BindFlag(fs, &cfg.Shard)
 	fs.StringVar(&cfg.Watcher.Name, "watcher-user", natsconn.WatcherIdentity, "The watcher's NATS user name.")
 	fs.StringVar(&watcherPasswordFile, "watcher-password-file", "", "A file holding the watcher's password (plain or bcrypt).")
 	fs.StringVar(&cfg.Watcher.NKey, "watcher-nkey", "", "The watcher's NKey public key (U...), instead of a password.")

@@ -1,6 +1,7 @@
 package allinone
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -54,5 +55,28 @@ func TestJetStreamReplicasSetsBothAndIsRefusedEmbedded(t *testing.T) {
 	}
 	if f := fs.Lookup("stream-replicas"); f == nil || f.Deprecated == "" {
 		t.Errorf("--stream-replicas should stay, deprecated: %+v", f)
+	}
+}
+
+// --shard and --watch-label-selector name one shard: the watcher's and the applier's.
+func TestShardFlagsSetWatcherAndApplier(t *testing.T) {
+	cfg := DefaultConfig()
+	fs := pflag.NewFlagSet("all-in-one", pflag.ContinueOnError)
+	cfg.BindFlags(fs)
+	if err := fs.Parse([]string{"--shard=shard1", "--watch-label-selector=sharding.fluxcd.io/key=shard1"}); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Watcher.Shard != "shard1" || cfg.Applier.Shard != "shard1" {
+		t.Errorf("--shard set watcher %q, applier %q", cfg.Watcher.Shard, cfg.Applier.Shard)
+	}
+	if cfg.Watcher.WatchLabelSelector != "sharding.fluxcd.io/key=shard1" || cfg.Applier.WatchLabelSelector != cfg.Watcher.WatchLabelSelector {
+		t.Errorf("--watch-label-selector set watcher %q, applier %q", cfg.Watcher.WatchLabelSelector, cfg.Applier.WatchLabelSelector)
+	}
+	bad := DefaultConfig()
+	fs = pflag.NewFlagSet("all-in-one", pflag.ContinueOnError)
+	fs.SetOutput(new(strings.Builder))
+	bad.BindFlags(fs)
+	if err := fs.Parse([]string{"--shard=Shard_1"}); err == nil {
+		t.Error("--shard=Shard_1 accepted")
 	}
 }

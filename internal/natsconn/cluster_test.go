@@ -13,7 +13,7 @@ import (
 // connected to dies, the connection moves to another one, the dead node still down.
 func TestConnectsToAClusterAndMovesOffADeadNode(t *testing.T) {
 	c := natsserver.StartClusterT(t)
-	nc, err := Config{URL: c.URL()}.Connect(WatcherIdentity)
+	nc, err := Config{URL: c.URL()}.Connect(WatcherIdentity, "")
 	if err != nil {
 		t.Fatal(err)
 	}

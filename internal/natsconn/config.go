@@ -14,6 +14,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/pflag"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // Config holds the flags of one NATS client.
@@ -70,20 +72,16 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// InboxPrefix is the reply-subject prefix of an identity's connection. A prefix per
-// identity lets the server configuration give each one its own replies only: the
-// watcher cannot read the requests the applier pulls.
-func InboxPrefix(identity string) string { return "_INBOX_" + identity }
-
-// Options are the nats.go options of a connection for identity (watcher, applier):
-// authentication, TLS, its own inbox prefix, reconnecting forever.
-func (c Config) Options(identity string) ([]nats.Option, error) {
+// Options are the nats.go options of a connection for identity (watcher, applier) of
+// shard s: authentication, TLS, its own inbox prefix (shard.Name.InboxPrefix, which
+// the server configuration lets only this identity read), reconnecting forever.
+func (c Config) Options(identity string, s shard.Name) ([]nats.Option, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	opts := []nats.Option{
-		nats.Name("flux-kcl-" + identity),
-		nats.CustomInboxPrefix(InboxPrefix(identity)),
+		nats.Name(s.ConnectionName(identity)),
+		nats.CustomInboxPrefix(s.InboxPrefix(identity)),
 		nats.MaxReconnects(-1),
 	}
 	switch {
@@ -120,9 +118,9 @@ func (c Config) Options(identity string) ([]nats.Option, error) {
 	return opts, nil
 }
 
-// Connect connects identity to the server. Extra options come last.
-func (c Config) Connect(identity string, extra ...nats.Option) (*nats.Conn, error) {
-	opts, err := c.Options(identity)
+// Connect connects identity of shard s to the server. Extra options come last.
+func (c Config) Connect(identity string, s shard.Name, extra ...nats.Option) (*nats.Conn, error) {
+	opts, err := c.Options(identity, s)
 	if err != nil {
 		return nil, err
 	}

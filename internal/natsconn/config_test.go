@@ -1,8 +1,11 @@
 package natsconn
 
 import (
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 func TestValidateRefusesFlagsThatCannotWorkTogether(t *testing.T) {
@@ -36,7 +39,15 @@ func TestApplierPublishesRequestsOnlyForDriftDetection(t *testing.T) {
 		}
 		return false
 	}
-	if has(ApplierPermissions(false), reconcileSubjects) || !has(ApplierPermissions(true), reconcileSubjects) {
+	subjects := shard.Name("").SubjectFilter()
+	if has(ApplierPermissions("", false), subjects) || !has(ApplierPermissions("", true), subjects) {
 		t.Fatal("the applier's right to publish reconcile requests must follow drift detection")
+	}
+}
+
+func TestRenderRefusesAnInvalidShard(t *testing.T) {
+	_, err := RenderServerConfig(ServerConfig{Shard: "a.b", Watcher: User{Name: "w", Password: "p"}, Applier: User{NKey: "UABC"}})
+	if !errors.Is(err, shard.ErrInvalid) {
+		t.Fatalf("got %v, want shard.ErrInvalid", err)
 	}
 }

@@ -4,17 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-)
 
-// Names the permissions are built from. They mirror internal/reconcilerequest and
-// services/applier (a test checks they agree); this package imports neither so that
-// the services' mains stay its only users.
-const (
-	reconcileSubjects = "fkc.v1.reconcile.>"
-	reconcileStream   = "FKC_RECONCILE_V1"
-	applierConsumer   = "applier"
-	leaseBucket       = "FKC_APPLIER_LEASES_V1"
-	appliedBucket     = "FKC_APPLIER_APPLIED_V1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // Identities the services connect as; the user names of the rendered configuration.
@@ -40,28 +31,28 @@ func streamManagement(stream string) []string {
 	}
 }
 
-// WatcherPermissions: publish reconcile requests and keep their stream; read only its
-// own replies (publish acknowledgements, stream info). It can neither consume
-// requests nor touch the applier's buckets.
-func WatcherPermissions() Permissions {
+// WatcherPermissions: publish the shard's reconcile requests and keep their stream;
+// read only its own replies (publish acknowledgements, stream info). It can neither
+// consume requests nor touch the applier's buckets, nor reach another shard's names.
+func WatcherPermissions(s shard.Name) Permissions {
 	return Permissions{
-		Publish:   append([]string{reconcileSubjects}, streamManagement(reconcileStream)...),
-		Subscribe: []string{InboxPrefix(WatcherIdentity) + ".>"},
+		Publish:   append([]string{s.SubjectFilter()}, streamManagement(s.Stream())...),
+		Subscribe: []string{s.InboxPrefix(WatcherIdentity) + ".>"},
 	}
 }
 
-// ApplierPermissions: bind the durable consumer, pull and acknowledge requests, and
-// keep its two key-value buckets (per-KCLRun write leases and applied fingerprints).
-// With driftRequests (--drift-detection, on by default) it may also publish reconcile
-// requests: an edited applied object asks for a reconcile of its owner through the
-// stream, so every replica's observation coalesces into one request.
-func ApplierPermissions(driftRequests bool) Permissions {
+// ApplierPermissions: bind the shard's durable consumer, pull and acknowledge
+// requests, and keep its two key-value buckets (per-KCLRun write leases and applied
+// fingerprints). With driftRequests (--drift-detection, on by default) it may also
+// publish reconcile requests: an edited applied object asks for a reconcile of its
+// owner through the stream, so every replica's observation coalesces into one request.
+func ApplierPermissions(s shard.Name, driftRequests bool) Permissions {
 	var pub []string
 	if driftRequests {
-		pub = append(pub, reconcileSubjects)
+		pub = append(pub, s.SubjectFilter())
 	}
-	pub = append(pub, streamManagement(reconcileStream)...)
-	consumer := reconcileStream + "." + applierConsumer
+	pub = append(pub, streamManagement(s.Stream())...)
+	consumer := s.Stream() + "." + s.Consumer()
 	pub = append(pub,
 		"$JS.API.CONSUMER.CREATE."+consumer,
 		"$JS.API.CONSUMER.CREATE."+consumer+".>",
@@ -72,8 +63,8 @@ func ApplierPermissions(driftRequests bool) Permissions {
 	)
 	// Creating a key-value bucket reads the account's JetStream limits first.
 	pub = append(pub, "$JS.API.INFO")
-	for _, bucket := range []string{leaseBucket, appliedBucket} {
-		stream := "KV_" + bucket
+	for _, bucket := range []string{s.LeaseBucket(), s.FingerprintBucket()} {
+		stream := shard.KeyValueStream(bucket)
 		pub = append(pub, streamManagement(stream)...)
 		pub = append(pub,
 			"$KV."+bucket+".>",
@@ -82,7 +73,7 @@ func ApplierPermissions(driftRequests bool) Permissions {
 			"$JS.API.STREAM.MSG.GET."+stream,
 		)
 	}
-	return Permissions{Publish: pub, Subscribe: []string{InboxPrefix(ApplierIdentity) + ".>"}}
+	return Permissions{Publish: pub, Subscribe: []string{s.InboxPrefix(ApplierIdentity) + ".>"}}
 }
 
 // User is one identity's credentials in the server configuration: a password (plain
@@ -102,6 +93,9 @@ type ServerTLS struct {
 
 // ServerConfig is what RenderServerConfig writes.
 type ServerConfig struct {
+	// Shard names the stream, subjects, consumer and buckets the users may reach
+	// (the services' --shard); "" is the unsharded instance.
+	Shard   shard.Name
 	Watcher User
 	Applier User
 	// ApplierDriftRequests must follow the applier's --drift-detection (default true).
@@ -114,6 +108,9 @@ type ServerConfig struct {
 // if set, tls) for the two identities; include them in the server's configuration
 // next to its listen and jetstream settings.
 func RenderServerConfig(c ServerConfig) (string, error) {
+	if err := c.Shard.Validate(); err != nil {
+		return "", err
+	}
 	var b strings.Builder
 	if c.TLS != nil {
 		fmt.Fprintf(&b, "tls {\n  cert_file: %s\n  key_file: %s\n", quote(c.TLS.CertFile), quote(c.TLS.KeyFile))
@@ -130,8 +127,8 @@ func RenderServerConfig(c ServerConfig) (string, error) {
 		user  User
 		perms Permissions
 	}{
-		{c.Watcher, WatcherPermissions()},
-		{c.Applier, ApplierPermissions(c.ApplierDriftRequests)},
+		{c.Watcher, WatcherPermissions(c.Shard)},
+		{c.Applier, ApplierPermissions(c.Shard, c.ApplierDriftRequests)},
 	} {
 		switch {
 		case u.user.NKey != "" && u.user.Password == "":

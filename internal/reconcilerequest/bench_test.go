@@ -11,10 +11,10 @@ import (
 func BenchmarkPublish(b *testing.B) {
 	ctx := context.Background()
 	js := runJetStream(b)
-	if _, err := EnsureStream(ctx, js); err != nil {
+	if _, err := EnsureStream(ctx, js, ""); err != nil {
 		b.Fatal(err)
 	}
-	pub := NewPublisher(js)
+	pub := NewPublisher(js, "")
 	subjects := make([]string, 1000)
 	for i := range subjects {
 		subjects[i] = fmt.Sprintf("app-%d", i)

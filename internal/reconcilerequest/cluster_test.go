@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // On a three-node cluster the watcher and the applier both ensure the R3 stream and the
@@ -32,8 +33,8 @@ func TestEnsureStreamR3IsIdempotentAcrossRestarts(t *testing.T) {
 		// for a moment; the services retry the same way.
 		var err error
 		for range 100 {
-			if _, err = EnsureStream(ctx, js, WithReplicas(3)); err == nil {
-				if _, err = EnsureConsumer(ctx, js); err == nil {
+			if _, err = EnsureStream(ctx, js, "", WithReplicas(3)); err == nil {
+				if _, err = EnsureConsumer(ctx, js, ""); err == nil {
 					return
 				}
 			}
@@ -42,13 +43,13 @@ func TestEnsureStreamR3IsIdempotentAcrossRestarts(t *testing.T) {
 		t.Fatalf("%s: %v", what, err)
 	}
 	ensure("first start")
-	if _, err := NewPublisher(js).Publish(ctx, Request{Namespace: "ns", Name: "app", Reason: ReasonCreated}, "uid/generation/1"); err != nil {
+	if _, err := NewPublisher(js, "").Publish(ctx, Request{Namespace: "ns", Name: "app", Reason: ReasonCreated}, "uid/generation/1"); err != nil {
 		t.Fatal(err)
 	}
 	ensure("second service starting")
 	check := func(what string) {
 		t.Helper()
-		s, err := js.Stream(ctx, StreamName)
+		s, err := js.Stream(ctx, shard.Name("").Stream())
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
@@ -59,7 +60,7 @@ func TestEnsureStreamR3IsIdempotentAcrossRestarts(t *testing.T) {
 		if info.Config.Replicas != 3 || info.State.Msgs != 1 {
 			t.Fatalf("%s: stream has %d replicas and %d requests, want 3 and 1", what, info.Config.Replicas, info.State.Msgs)
 		}
-		ci, err := js.Consumer(ctx, StreamName, ConsumerName)
+		ci, err := js.Consumer(ctx, shard.Name("").Stream(), shard.Name("").Consumer())
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
@@ -69,9 +70,9 @@ func TestEnsureStreamR3IsIdempotentAcrossRestarts(t *testing.T) {
 	}
 	check("after two starts")
 
-	leader := c.StreamLeader(StreamName)
+	leader := c.StreamLeader(shard.Name("").Stream())
 	c.Shutdown(leader)
-	if err := c.WaitStreamLeaders(ctx, StreamName); err != nil {
+	if err := c.WaitStreamLeaders(ctx, shard.Name("").Stream()); err != nil {
 		t.Fatal(err)
 	}
 	ensure("restart with the stream leader down")
@@ -79,7 +80,7 @@ func TestEnsureStreamR3IsIdempotentAcrossRestarts(t *testing.T) {
 	if err := c.Restart(leader); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.WaitStreamLeaders(ctx, StreamName); err != nil {
+	if err := c.WaitStreamLeaders(ctx, shard.Name("").Stream()); err != nil {
 		t.Fatal(err)
 	}
 	ensure("restart after the node came back")

@@ -7,17 +7,20 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
-// Publisher publishes reconcile requests on the stream.
+// Publisher publishes reconcile requests on a shard's stream.
 type Publisher struct {
-	js  jetstream.JetStream
-	now func() time.Time
+	js    jetstream.JetStream
+	shard shard.Name
+	now   func() time.Time
 }
 
-// NewPublisher returns a publisher on js. The stream must exist (EnsureStream).
-func NewPublisher(js jetstream.JetStream) *Publisher {
-	return &Publisher{js: js, now: time.Now}
+// NewPublisher returns a publisher on js for shard s. The stream must exist (EnsureStream).
+func NewPublisher(js jetstream.JetStream, s shard.Name) *Publisher {
+	return &Publisher{js: js, shard: s, now: time.Now}
 }
 
 // Published reports the outcome of one publish.
@@ -43,13 +46,13 @@ func (p *Publisher) Publish(ctx context.Context, req Request, msgID string) (Pub
 	if err != nil {
 		return Published{}, err
 	}
-	msg := &nats.Msg{Subject: req.Subject(), Data: data, Header: nats.Header{}}
+	msg := &nats.Msg{Subject: Subject(p.shard, req.Namespace, req.Name), Data: data, Header: nats.Header{}}
 	msg.Header.Set(HeaderReason, string(req.Reason))
 	var opts []jetstream.PublishOpt
 	if msgID != "" {
 		opts = append(opts, jetstream.WithMsgID(msgID))
 	}
-	opts = append(opts, jetstream.WithExpectStream(StreamName))
+	opts = append(opts, jetstream.WithExpectStream(p.shard.Stream()))
 	ack, err := p.js.PublishMsg(ctx, msg, opts...)
 	if err != nil {
 		return Published{}, fmt.Errorf("publishing reconcile request for %s (%s): %w", req.Key(), req.Reason, err)

@@ -74,9 +74,6 @@ type Request struct {
 // Key is "namespace/name", the form used in logs and in status.imagePolicies.
 func (r Request) Key() string { return r.Namespace + "/" + r.Name }
 
-// Subject is the JetStream subject this request is published on.
-func (r Request) Subject() string { return Subject(r.Namespace, r.Name) }
-
 // ErrUnknownVersion is returned by Decode for a schema version it can't read.
 var ErrUnknownVersion = errors.New("unknown reconcile request schema version")
 

@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
+// The stream (shard.Name.Stream) holds a shard's pending reconcile requests; its
+// appliers share one durable pull consumer (shard.Name.Consumer), every replica
+// binding to it, so each request goes to one of them.
 const (
-	// StreamName is the JetStream stream holding pending reconcile requests.
-	StreamName = "FKC_RECONCILE_V1"
-	// ConsumerName is the durable pull consumer the appliers share; every
-	// applier replica binds to it, so each request goes to one of them.
-	ConsumerName = "applier"
 	// DuplicateWindow is how long JetStream remembers a Nats-Msg-Id: a second
 	// publish of the same id within it (another watcher replica, a retried
 	// publish) is dropped.
@@ -42,16 +42,16 @@ func WithMemoryStorage() StreamOption {
 	return func(c *jetstream.StreamConfig) { c.Storage = jetstream.MemoryStorage }
 }
 
-// StreamConfig is the configuration EnsureStream applies.
+// StreamConfig is the configuration EnsureStream applies to the shard's stream.
 //
 // Work-queue retention: a request leaves the stream when the applier acks it,
 // so the stream's content is exactly the backlog. MaxMsgsPerSubject 1 with
 // DiscardOld coalesces: a newer request for a KCLRun replaces its pending one.
-func StreamConfig(opts ...StreamOption) jetstream.StreamConfig {
+func StreamConfig(s shard.Name, opts ...StreamOption) jetstream.StreamConfig {
 	cfg := jetstream.StreamConfig{
-		Name:              StreamName,
+		Name:              s.Stream(),
 		Description:       "flux-kcl-controller reconcile requests, one subject per KCLRun",
-		Subjects:          []string{SubjectFilter},
+		Subjects:          []string{s.SubjectFilter()},
 		Retention:         jetstream.WorkQueuePolicy,
 		MaxMsgsPerSubject: 1,
 		Discard:           jetstream.DiscardOld,
@@ -67,12 +67,12 @@ func StreamConfig(opts ...StreamOption) jetstream.StreamConfig {
 
 // EnsureStream creates the stream or updates it to StreamConfig. Both the
 // watcher and the applier call it at start, so either may come up first.
-func EnsureStream(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) (jetstream.Stream, error) {
-	s, err := js.CreateOrUpdateStream(ctx, StreamConfig(opts...))
+func EnsureStream(ctx context.Context, js jetstream.JetStream, s shard.Name, opts ...StreamOption) (jetstream.Stream, error) {
+	st, err := js.CreateOrUpdateStream(ctx, StreamConfig(s, opts...))
 	if err != nil {
-		return nil, fmt.Errorf("ensuring JetStream stream %s: %w", StreamName, err)
+		return nil, fmt.Errorf("ensuring JetStream stream %s: %w", s.Stream(), err)
 	}
-	return s, nil
+	return st, nil
 }
 
 // ConsumerConfig is the durable consumer configuration the applier uses:
@@ -81,11 +81,11 @@ func EnsureStream(ctx context.Context, js jetstream.JetStream, opts ...StreamOpt
 // MaxAckPending holds several appliers' fair queues (services/applier), each
 // of which takes requests ahead so that one namespace's burst does not keep
 // another namespace's request out of sight.
-func ConsumerConfig() jetstream.ConsumerConfig {
+func ConsumerConfig(s shard.Name) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
-		Durable:       ConsumerName,
+		Durable:       s.Consumer(),
 		Description:   "flux-kcl-controller appliers",
-		FilterSubject: SubjectFilter,
+		FilterSubject: s.SubjectFilter(),
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       DefaultAckWait,
 		MaxDeliver:    -1,
@@ -94,11 +94,11 @@ func ConsumerConfig() jetstream.ConsumerConfig {
 	}
 }
 
-// EnsureConsumer creates or updates the appliers' durable consumer.
-func EnsureConsumer(ctx context.Context, js jetstream.JetStream) (jetstream.Consumer, error) {
-	c, err := js.CreateOrUpdateConsumer(ctx, StreamName, ConsumerConfig())
+// EnsureConsumer creates or updates the shard's appliers' durable consumer.
+func EnsureConsumer(ctx context.Context, js jetstream.JetStream, s shard.Name) (jetstream.Consumer, error) {
+	c, err := js.CreateOrUpdateConsumer(ctx, s.Stream(), ConsumerConfig(s))
 	if err != nil {
-		return nil, fmt.Errorf("ensuring JetStream consumer %s on %s: %w", ConsumerName, StreamName, err)
+		return nil, fmt.Errorf("ensuring JetStream consumer %s on %s: %w", s.Consumer(), s.Stream(), err)
 	}
 	return c, nil
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // runJetStream starts a real in-process nats-server with JetStream on a temp dir.
@@ -40,15 +42,15 @@ func runJetStream(t testing.TB) jetstream.JetStream {
 func TestBurstCoalescesToOnePendingRequest(t *testing.T) {
 	ctx := context.Background()
 	js := runJetStream(t)
-	stream, err := EnsureStream(ctx, js)
+	stream, err := EnsureStream(ctx, js, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// EnsureStream is idempotent: the applier calls it too.
-	if _, err := EnsureStream(ctx, js); err != nil {
+	if _, err := EnsureStream(ctx, js, ""); err != nil {
 		t.Fatal(err)
 	}
-	pub := NewPublisher(js)
+	pub := NewPublisher(js, "")
 	for gen := int64(1); gen <= 20; gen++ {
 		req := Request{Namespace: "default", Name: "app.one", Generation: gen, Reason: ReasonGenerationChanged}
 		if _, err := pub.Publish(ctx, req, fmt.Sprintf("uid/generation/%d", gen)); err != nil {
@@ -60,18 +62,18 @@ func TestBurstCoalescesToOnePendingRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(SubjectFilter))
+	info, err := stream.Info(ctx, jetstream.WithSubjectFilter(shard.Name("").SubjectFilter()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := info.State.Subjects[Subject("default", "app.one")]; got != 1 {
+	if got := info.State.Subjects[Subject("", "default", "app.one")]; got != 1 {
 		t.Fatalf("pending requests for default/app.one = %d, want 1", got)
 	}
 	if info.State.Msgs != 2 {
 		t.Fatalf("stream holds %d requests, want 2", info.State.Msgs)
 	}
 
-	consumer, err := EnsureConsumer(ctx, js)
+	consumer, err := EnsureConsumer(ctx, js, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,10 +110,10 @@ func TestBurstCoalescesToOnePendingRequest(t *testing.T) {
 func TestSameMsgIDIsPublishedOnce(t *testing.T) {
 	ctx := context.Background()
 	js := runJetStream(t)
-	if _, err := EnsureStream(ctx, js, WithMemoryStorage()); err != nil {
+	if _, err := EnsureStream(ctx, js, "", WithMemoryStorage()); err != nil {
 		t.Fatal(err)
 	}
-	pub := NewPublisher(js)
+	pub := NewPublisher(js, "")
 	req := Request{Namespace: "ns", Name: "app", Reason: ReasonSourceChanged, Revision: "main@sha1:1"}
 	first, err := pub.Publish(ctx, req, "uid/source/rv1")
 	if err != nil {
@@ -124,5 +126,48 @@ func TestSameMsgIDIsPublishedOnce(t *testing.T) {
 	}
 	if first.Duplicate || !second.Duplicate {
 		t.Fatalf("first duplicate=%v second duplicate=%v, want false, true", first.Duplicate, second.Duplicate)
+	}
+}
+
+// Shards share one server: each has its own stream and consumer, and a request
+// published for one shard is delivered to that shard's consumer only.
+func TestShardsShareOneServer(t *testing.T) {
+	ctx := context.Background()
+	js := runJetStream(t)
+	shards := []shard.Name{"", "a", "b"}
+	consumers := map[shard.Name]jetstream.Consumer{}
+	for _, s := range shards {
+		if _, err := EnsureStream(ctx, js, s, WithMemoryStorage()); err != nil {
+			t.Fatalf("shard %q: %v", s, err)
+		}
+		c, err := EnsureConsumer(ctx, js, s)
+		if err != nil {
+			t.Fatalf("shard %q: %v", s, err)
+		}
+		consumers[s] = c
+	}
+	for _, s := range shards {
+		req := Request{Namespace: "default", Name: "app-" + string(s), Reason: ReasonCreated}
+		if _, err := NewPublisher(js, s).Publish(ctx, req, ""); err != nil {
+			t.Fatalf("shard %q: %v", s, err)
+		}
+	}
+	for _, s := range shards {
+		batch, err := consumers[s].FetchNoWait(10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for msg := range batch.Messages() {
+			ns, name, err := ParseSubject(s, msg.Subject())
+			if err != nil {
+				t.Fatalf("shard %q: %v", s, err)
+			}
+			got = append(got, ns+"/"+name)
+			_ = msg.Ack()
+		}
+		if want := "default/app-" + string(s); len(got) != 1 || got[0] != want {
+			t.Errorf("shard %q consumed %v, want [%s]", s, got, want)
+		}
 	}
 }

@@ -4,32 +4,30 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // Subject scheme: one subject per KCLRun, so that the stream's per-subject limit
-// coalesces a burst of changes to one KCLRun into a single pending request.
-const (
-	// SubjectPrefix is the version-qualified root of every reconcile-request subject.
-	SubjectPrefix = "fkc.v1.reconcile"
-	// SubjectFilter matches the reconcile requests of every KCLRun.
-	SubjectFilter = SubjectPrefix + ".>"
-)
+// coalesces a burst of changes to one KCLRun into a single pending request. The
+// prefix is the shard's (shard.Name.SubjectPrefix: fkc.v1.reconcile unsharded).
 
-// Subject is the subject carrying the reconcile requests of one KCLRun:
-// fkc.v1.reconcile.<namespace>.<name>, both escaped by EscapeToken.
-func Subject(namespace, name string) string {
-	return SubjectPrefix + "." + EscapeToken(namespace) + "." + EscapeToken(name)
+// Subject is the subject carrying the reconcile requests of one KCLRun of shard s:
+// <prefix>.<namespace>.<name>, both escaped by EscapeToken.
+func Subject(s shard.Name, namespace, name string) string {
+	return s.SubjectPrefix() + "." + EscapeToken(namespace) + "." + EscapeToken(name)
 }
 
-// ParseSubject returns the namespace and name of the KCLRun a subject is for.
-func ParseSubject(subject string) (namespace, name string, err error) {
-	rest, ok := strings.CutPrefix(subject, SubjectPrefix+".")
+// ParseSubject returns the namespace and name of the KCLRun a subject of shard s is for.
+func ParseSubject(s shard.Name, subject string) (namespace, name string, err error) {
+	prefix := s.SubjectPrefix()
+	rest, ok := strings.CutPrefix(subject, prefix+".")
 	if !ok {
-		return "", "", fmt.Errorf("subject %q is not under %s", subject, SubjectPrefix)
+		return "", "", fmt.Errorf("subject %q is not under %s", subject, prefix)
 	}
 	tokens := strings.Split(rest, ".")
 	if len(tokens) != 2 {
-		return "", "", fmt.Errorf("subject %q: want %s.<namespace>.<name>", subject, SubjectPrefix)
+		return "", "", fmt.Errorf("subject %q: want %s.<namespace>.<name>", subject, prefix)
 	}
 	if namespace, err = UnescapeToken(tokens[0]); err != nil {
 		return "", "", fmt.Errorf("subject %q: namespace: %w", subject, err)

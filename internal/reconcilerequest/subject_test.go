@@ -1,6 +1,10 @@
 package reconcilerequest
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
+)
 
 func TestSubjectRoundTrip(t *testing.T) {
 	cases := []struct{ namespace, name, subject string }{
@@ -10,11 +14,11 @@ func TestSubjectRoundTrip(t *testing.T) {
 		{"ns", "Upper Case", "fkc.v1.reconcile.ns.%55pper%20%43ase"},
 	}
 	for _, c := range cases {
-		got := Subject(c.namespace, c.name)
+		got := Subject("", c.namespace, c.name)
 		if got != c.subject {
 			t.Errorf("Subject(%q, %q) = %q, want %q", c.namespace, c.name, got, c.subject)
 		}
-		ns, name, err := ParseSubject(got)
+		ns, name, err := ParseSubject("", got)
 		if err != nil {
 			t.Fatalf("ParseSubject(%q): %v", got, err)
 		}
@@ -32,7 +36,7 @@ func TestParseSubjectRejects(t *testing.T) {
 		"fkc.v1.reconcile.ns.bad%2",
 		"fkc.v1.reconcile.ns.bad%ZZ",
 	} {
-		if _, _, err := ParseSubject(s); err == nil {
+		if _, _, err := ParseSubject("", s); err == nil {
 			t.Errorf("ParseSubject(%q) succeeded, want an error", s)
 		}
 	}
@@ -52,5 +56,20 @@ func TestDecodeRejectsUnknownVersion(t *testing.T) {
 	}
 	if r.Version != SchemaVersion || r.Revision != "main@sha1:abc" || r.Reason != ReasonCreated {
 		t.Fatalf("round trip lost fields: %+v", r)
+	}
+}
+
+func TestShardSubjects(t *testing.T) {
+	subject := Subject("shard1", "flux-system", "podinfo.prod")
+	if want := "fkc.v1.shard.shard1.reconcile.flux-system.podinfo_prod"; subject != want {
+		t.Fatalf("Subject = %q, want %q", subject, want)
+	}
+	if ns, name, err := ParseSubject("shard1", subject); err != nil || ns != "flux-system" || name != "podinfo.prod" {
+		t.Fatalf("ParseSubject = %q, %q, %v", ns, name, err)
+	}
+	for _, other := range []shard.Name{"", "shard2"} {
+		if _, _, err := ParseSubject(other, subject); err == nil {
+			t.Errorf("shard %q parsed shard1's subject", other)
+		}
 	}
 }

@@ -148,7 +148,7 @@ func TestReconcileOverSecuredLinks(t *testing.T) {
 
 	// The applier and the watcher, each with its own NATS identity.
 	var applierErrs, watcherErrs violations
-	applierConn, err := applierNATS.Connect(natsconn.ApplierIdentity, nats.ErrorHandler(applierErrs.handler))
+	applierConn, err := applierNATS.Connect(natsconn.ApplierIdentity, "", nats.ErrorHandler(applierErrs.handler))
 	g.Expect(err).NotTo(HaveOccurred())
 	defer applierConn.Close()
 	applierCfg := applier.DefaultConfig()
@@ -159,7 +159,7 @@ func TestReconcileOverSecuredLinks(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	serve("applier", func(ctx context.Context, lis net.Listener) error { _ = lis.Close(); return applierSvc.Run(ctx) })
 
-	watcherConn, err := watcherNATS.Connect(natsconn.WatcherIdentity, nats.ErrorHandler(watcherErrs.handler))
+	watcherConn, err := watcherNATS.Connect(natsconn.WatcherIdentity, "", nats.ErrorHandler(watcherErrs.handler))
 	g.Expect(err).NotTo(HaveOccurred())
 	defer watcherConn.Close()
 	js, err := jetstream.New(watcherConn)

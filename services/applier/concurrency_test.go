@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // Two more appliers join the package's one; 50 KCLRuns get bursts of
@@ -60,12 +61,12 @@ func expectAllAcked(t *testing.T, namespace string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	filter := reconcilerequest.Subject(namespace, "x")
+	filter := reconcilerequest.Subject("", namespace, "x")
 	filter = filter[:strings.LastIndex(filter, ".")] + ".>"
 	NewWithT(t).Eventually(func(g Gomega) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		stream, err := js.Stream(ctx, reconcilerequest.StreamName)
+		stream, err := js.Stream(ctx, shard.Name("").Stream())
 		g.Expect(err).NotTo(HaveOccurred())
 		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(filter))
 		g.Expect(err).NotTo(HaveOccurred())

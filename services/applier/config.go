@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 	cliflag "k8s.io/component-base/cli/flag"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // FieldManager is the server-side apply field manager of every write.
@@ -68,6 +70,15 @@ type Config struct {
 	// FeatureGates switches Flux's optional features, as --feature-gates
 	// does on Flux controllers; the only one is ObjectLevelWorkloadIdentity.
 	FeatureGates map[string]bool
+	// Shard names the stream, consumer and key-value buckets the applier uses
+	// (internal/shard); each --watch-label-selector shard sharing a NATS needs its own.
+	Shard shard.Name
+	// WatchLabelSelector is the shard's KCLRuns, as the watcher's and Flux's
+	// --watch-label-selector: a KCLRun outside it is left to its own shard, even
+	// when a request for it arrives (this applier's drift watcher sees the
+	// objects of every shard).
+	WatchLabelSelector string
+
 	// OverrideManagers are field managers whose fields every apply takes
 	// over (Flux's --override-manager); the default takes over the original
 	// controller's objects.
@@ -113,5 +124,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.InstanceName, "instance-name", d.InstanceName, "Name of this replica in leases and events.")
 	fs.Var(cliflag.NewMapStringBool(&c.FeatureGates), "feature-gates", "A comma separated list of key=value pairs switching optional features, as Flux's: ObjectLevelWorkloadIdentity=true lets kubeConfig.configMapRef name a ServiceAccount.")
 	fs.StringSliceVar(&c.OverrideManagers, "override-manager", d.OverrideManagers, "Field manager disallowed to perform changes on managed resources: every apply takes over its fields (repeat the flag or give a comma-separated list).")
+	shard.BindFlag(fs, &c.Shard)
+	fs.StringVar(&c.WatchLabelSelector, "watch-label-selector", d.WatchLabelSelector, "Reconcile only the KCLRuns matching this label selector (sharding; give the watcher the same).")
 	fs.DurationVar(&c.ProgressStatusDelay, "progress-status-delay", d.ProgressStatusDelay, "How long a reconcile runs before its status shows Reconciling; faster reconciles write only their verdict. 0 writes the progress at once.")
 }

@@ -56,7 +56,7 @@ func (s *Service) consume(ctx context.Context, wg *sync.WaitGroup) error {
 		if ctx.Err() != nil {
 			return nil
 		}
-		cons, err := s.js.Consumer(ctx, reconcilerequest.StreamName, reconcilerequest.ConsumerName)
+		cons, err := s.js.Consumer(ctx, s.cfg.Shard.Stream(), s.cfg.Shard.Consumer())
 		if err == nil {
 			var it jetstream.MessagesContext
 			it, err = cons.Messages(jetstream.PullMaxMessages(pullBatch))
@@ -97,7 +97,7 @@ func (s *Service) fill(ctx context.Context, it jetstream.MessagesContext, q *fai
 			continue
 		}
 		// An unparsable subject queues under "" and is dropped by handle.
-		namespace, _, _ := reconcilerequest.ParseSubject(msg.Subject())
+		namespace, _, _ := reconcilerequest.ParseSubject(s.cfg.Shard, msg.Subject())
 		if older, ok := q.push(namespace, msg.Subject(), msg, time.Now()); ok && streamSeq(older) < streamSeq(msg) {
 			// Superseded while queued: the stream already dropped it. (The
 			// same sequence is a redelivery of one message: one copy will do.)

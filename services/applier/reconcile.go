@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -39,6 +40,9 @@ const (
 	ResultSuspended = "suspended"
 	ResultDeleted   = "deleted"
 	ResultGone      = "gone"
+	// ResultOtherShard: the KCLRun is outside --watch-label-selector; its own
+	// shard reconciles it.
+	ResultOtherShard = "other-shard"
 )
 
 // Outcome is how one reconcile ended and when to try again.
@@ -71,6 +75,13 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 			return Outcome{Result: ResultGone}
 		}
 		return s.transient(fmt.Errorf("reading KCLRun %s: %w", key, err), delivered)
+	}
+	if !s.inShard(obj) {
+		// Relabelled to another shard since the request was published, or another
+		// instance with a different selector shares this shard's names.
+		s.log.Info("KCLRun is outside --watch-label-selector, left to its own shard; if this repeats, give each instance sharing the NATS its own --shard",
+			"kclrun", req.Key(), "reason", req.Reason, "shard", s.cfg.Shard, "labelSelector", s.cfg.WatchLabelSelector)
+		return Outcome{Result: ResultOtherShard}
 	}
 	start := time.Now()
 	defer func() { s.metrics.record(obj, start) }()
@@ -123,6 +134,11 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 	}
 	s.metrics.result(out.Result)
 	return out
+}
+
+// inShard reports whether obj matches --watch-label-selector.
+func (s *Service) inShard(obj *v1alpha1.KCLRun) bool {
+	return s.selector.Matches(labels.Set(obj.Labels))
 }
 
 // reconcileRun does the work between reading the KCLRun and writing its status;

@@ -16,6 +16,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -30,12 +31,6 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/drift"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
-)
-
-// Bucket names of the applier's JetStream key-value state.
-const (
-	LeaseBucket       = "FKC_APPLIER_LEASES_V1"
-	FingerprintBucket = "FKC_APPLIER_APPLIED_V1"
 )
 
 // Deps are the applier's injected collaborators.
@@ -83,6 +78,8 @@ type Service struct {
 	compiler Compiler
 	resolver Resolver
 	hooks    Hooks
+	// selector is --watch-label-selector: the KCLRuns of this shard.
+	selector labels.Selector
 
 	leases       *lease.Leases
 	fingerprints jetstream.KeyValue
@@ -118,6 +115,16 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	if cfg.LeaseTTL < 3*time.Second {
 		return nil, fmt.Errorf("--lease-ttl must be at least 3s, got %s", cfg.LeaseTTL)
+	}
+	if err := cfg.Shard.Validate(); err != nil {
+		return nil, fmt.Errorf("--shard: %w", err)
+	}
+	selector := labels.Everything()
+	if cfg.WatchLabelSelector != "" {
+		var err error
+		if selector, err = labels.Parse(cfg.WatchLabelSelector); err != nil {
+			return nil, fmt.Errorf("parsing --watch-label-selector %q: %w", cfg.WatchLabelSelector, err)
+		}
 	}
 	if deps.RESTConfig == nil || deps.NATS == nil || deps.Compiler == nil {
 		return nil, errors.New("applier needs a REST config, a NATS connection and a compiler client")
@@ -155,8 +162,8 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	s := &Service{
 		cfg: cfg, log: deps.Logger, client: c, rest: deps.RESTConfig, scheme: scheme, js: js, nc: deps.NATS,
-		compiler: deps.Compiler, resolver: deps.Resolver, hooks: deps.Hooks,
-		publisher: reconcilerequest.NewPublisher(js),
+		compiler: deps.Compiler, resolver: deps.Resolver, hooks: deps.Hooks, selector: selector,
+		publisher: reconcilerequest.NewPublisher(js, cfg.Shard),
 		isUp:      make(chan struct{}),
 	}
 	for gate, on := range cfg.FeatureGates {
@@ -255,27 +262,27 @@ func (s *Service) tryOpenState(ctx context.Context) error {
 	if s.cfg.JetStreamReplicas > 1 {
 		opts = append(opts, reconcilerequest.WithReplicas(s.cfg.JetStreamReplicas))
 	}
-	if _, err := reconcilerequest.EnsureStream(ctx, s.js, opts...); err != nil {
+	if _, err := reconcilerequest.EnsureStream(ctx, s.js, s.cfg.Shard, opts...); err != nil {
 		return err
 	}
-	if _, err := reconcilerequest.EnsureConsumer(ctx, s.js); err != nil {
+	if _, err := reconcilerequest.EnsureConsumer(ctx, s.js, s.cfg.Shard); err != nil {
 		return err
 	}
 	leases, err := lease.Open(ctx, s.js, lease.Config{
-		Bucket: LeaseBucket, TTL: s.cfg.LeaseTTL, Holder: s.cfg.InstanceName, Replicas: s.cfg.JetStreamReplicas,
+		Bucket: s.cfg.Shard.LeaseBucket(), TTL: s.cfg.LeaseTTL, Holder: s.cfg.InstanceName, Replicas: s.cfg.JetStreamReplicas,
 	})
 	if err != nil {
 		return err
 	}
 	fp, err := s.js.CreateOrUpdateKeyValue(ctx, jetstream.KeyValueConfig{
-		Bucket:      FingerprintBucket,
+		Bucket:      s.cfg.Shard.FingerprintBucket(),
 		Description: "flux-kcl-controller: inputs of the last successful apply per KCLRun",
 		History:     1,
 		Storage:     jetstream.FileStorage,
 		Replicas:    max(1, s.cfg.JetStreamReplicas),
 	})
 	if err != nil {
-		return fmt.Errorf("opening bucket %s: %w", FingerprintBucket, err)
+		return fmt.Errorf("opening bucket %s: %w", s.cfg.Shard.FingerprintBucket(), err)
 	}
 	s.leases, s.fingerprints = leases, fp
 	return nil

@@ -403,7 +403,7 @@ func request(t testing.TB, namespace, name string, reason reconcilerequest.Reaso
 	req := reconcilerequest.Request{Namespace: namespace, Name: name, Reason: reason}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := reconcilerequest.NewPublisher(js).Publish(ctx, req, id); err != nil {
+	if _, err := reconcilerequest.NewPublisher(js, "").Publish(ctx, req, id); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -6,6 +6,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // Config holds the watcher's settings; BindFlags maps them to Flux's flag names.
@@ -15,6 +17,9 @@ type Config struct {
 	// WatchLabelSelector shards KCLRuns between watcher deployments, as Flux's
 	// --watch-label-selector: only KCLRuns matching it are watched.
 	WatchLabelSelector string
+	// Shard names the stream the requests go to and the leader-election Lease
+	// (internal/shard); each --watch-label-selector shard sharing a NATS needs its own.
+	Shard shard.Name
 	// IntervalJitterPercentage spreads periodic requests by ±this percentage
 	// of the interval, as Flux's --interval-jitter-percentage.
 	IntervalJitterPercentage int
@@ -54,6 +59,7 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	d := DefaultConfig()
 	fs.IntVar(&c.Concurrent, "concurrent", d.Concurrent, "The number of goroutines publishing reconcile requests.")
 	fs.StringVar(&c.WatchLabelSelector, "watch-label-selector", d.WatchLabelSelector, "Watch only the KCLRuns matching this label selector (sharding).")
+	shard.BindFlag(fs, &c.Shard)
 	fs.IntVar(&c.IntervalJitterPercentage, "interval-jitter-percentage", d.IntervalJitterPercentage, "Percentage of jitter applied to KCLRun intervals (0-100).")
 	fs.BoolVar(&c.EnableLeaderElection, "enable-leader-election", d.EnableLeaderElection, "Publish from one watcher replica at a time, elected through a Lease.")
 	fs.StringVar(&c.LeaderElectionNamespace, "leader-election-namespace", d.LeaderElectionNamespace, "Namespace of the leader election Lease; defaults to the pod's namespace.")
@@ -76,6 +82,9 @@ func (c Config) validate() (labels.Selector, error) {
 	}
 	if c.IntervalJitterPercentage < 0 || c.IntervalJitterPercentage >= 100 {
 		return nil, fmt.Errorf("--interval-jitter-percentage must be in [0, 100), got %d", c.IntervalJitterPercentage)
+	}
+	if err := c.Shard.Validate(); err != nil {
+		return nil, fmt.Errorf("--shard: %w", err)
 	}
 	sel := labels.Everything()
 	if c.WatchLabelSelector != "" {

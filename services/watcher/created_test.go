@@ -12,6 +12,7 @@ import (
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 func TestCreationPublishesOneRequest(t *testing.T) {
@@ -92,7 +93,7 @@ func TestDeletionPublishesForTheFinalizer(t *testing.T) {
 func TestDeletedStreamIsRecreated(t *testing.T) {
 	g := NewWithT(t)
 	ctx := context.Background()
-	g.Expect(testJS.DeleteStream(ctx, reconcilerequest.StreamName)).To(Succeed())
+	g.Expect(testJS.DeleteStream(ctx, shard.Name("").Stream())).To(Succeed())
 
 	ns := newNamespace(t)
 	newKCLRun(t, ns, "after-loss", "repo")

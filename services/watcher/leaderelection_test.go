@@ -13,6 +13,7 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // TestLeaderFailover runs two watchers with leader election on their own NATS
@@ -37,13 +38,13 @@ func TestLeaderFailover(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- svc.Run(ctx) }()
-		stream, err := waitForStream(ctx, js)
+		stream, err := waitForStream(ctx, js, "")
 		g.Expect(err).NotTo(HaveOccurred())
 		return cancel, done, stream
 	}
 	pending := func(stream jetstream.Stream, name string) func() uint64 {
 		return func() uint64 {
-			subject := reconcilerequest.Subject(ns, name)
+			subject := reconcilerequest.Subject("", ns, name)
 			info, err := stream.Info(context.Background(), jetstream.WithSubjectFilter(subject))
 			g.Expect(err).NotTo(HaveOccurred())
 			return info.State.Subjects[subject]
@@ -51,7 +52,7 @@ func TestLeaderFailover(t *testing.T) {
 	}
 	holder := func() string {
 		var lease coordinationv1.Lease
-		key := types.NamespacedName{Namespace: leaseNS, Name: LeaderElectionID}
+		key := types.NamespacedName{Namespace: leaseNS, Name: shard.Name("").WatcherLeaderElectionID()}
 		if err := k8sClient.Get(context.Background(), key, &lease); err != nil || lease.Spec.HolderIdentity == nil {
 			return ""
 		}

@@ -21,6 +21,7 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // One apiserver, one nats-server and one watcher for the package; each test
@@ -85,7 +86,7 @@ func runSuite(m *testing.M) int {
 	}
 	done := make(chan error, 1)
 	go func() { done <- svc.Run(ctx) }()
-	if testStream, err = waitForStream(ctx, js); err != nil {
+	if testStream, err = waitForStream(ctx, js, ""); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -99,11 +100,11 @@ func runSuite(m *testing.M) int {
 	return code
 }
 
-func waitForStream(ctx context.Context, js jetstream.JetStream) (jetstream.Stream, error) {
+func waitForStream(ctx context.Context, js jetstream.JetStream, s shard.Name) (jetstream.Stream, error) {
 	for {
-		s, err := js.Stream(ctx, reconcilerequest.StreamName)
+		st, err := js.Stream(ctx, s.Stream())
 		if err == nil {
-			return s, nil
+			return st, nil
 		}
 		if !errors.Is(err, jetstream.ErrStreamNotFound) {
 			return nil, fmt.Errorf("waiting for stream: %w", err)
@@ -146,7 +147,7 @@ func newKCLRun(t testing.TB, namespace, name, source string, mutate ...func(*kcl
 
 // pendingRequest returns the request waiting on the KCLRun's subject, or nil.
 func pendingRequest(g Gomega, namespace, name string) *reconcilerequest.Request {
-	msg, err := testStream.GetLastMsgForSubject(context.Background(), reconcilerequest.Subject(namespace, name))
+	msg, err := testStream.GetLastMsgForSubject(context.Background(), reconcilerequest.Subject("", namespace, name))
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil
 	}
@@ -158,7 +159,7 @@ func pendingRequest(g Gomega, namespace, name string) *reconcilerequest.Request 
 
 // pendingCount is how many requests wait on the KCLRun's subject.
 func pendingCount(g Gomega, namespace, name string) uint64 {
-	subject := reconcilerequest.Subject(namespace, name)
+	subject := reconcilerequest.Subject("", namespace, name)
 	info, err := testStream.Info(context.Background(), jetstream.WithSubjectFilter(subject))
 	g.Expect(err).NotTo(HaveOccurred())
 	return info.State.Subjects[subject]
@@ -180,7 +181,7 @@ func waitForReason(t *testing.T, namespace, name string, reason reconcilerequest
 // consume removes the KCLRun's pending request, as the applier's ack would.
 func consume(t *testing.T, namespace, name string) {
 	t.Helper()
-	err := testStream.Purge(context.Background(), jetstream.WithPurgeSubject(reconcilerequest.Subject(namespace, name)))
+	err := testStream.Purge(context.Background(), jetstream.WithPurgeSubject(reconcilerequest.Subject("", namespace, name)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,9 +33,6 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 )
 
-// LeaderElectionID names the Lease the watcher replicas compete for.
-const LeaderElectionID = "flux-kcl-controller-watcher"
-
 // publishTimeout bounds one publish round trip to JetStream.
 const publishTimeout = 10 * time.Second
 
@@ -129,7 +126,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		Metrics:                       metrics,
 		HealthProbeBindAddress:        cfg.HealthAddr,
 		LeaderElection:                cfg.EnableLeaderElection,
-		LeaderElectionID:              LeaderElectionID,
+		LeaderElectionID:              cfg.Shard.WatcherLeaderElectionID(),
 		LeaderElectionNamespace:       cfg.LeaderElectionNamespace,
 		LeaderElectionReleaseOnCancel: true,
 	})
@@ -147,7 +144,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		cfg:         cfg,
 		mgr:         mgr,
 		js:          js,
-		publisher:   reconcilerequest.NewPublisher(js),
+		publisher:   reconcilerequest.NewPublisher(js, cfg.Shard),
 		log:         deps.Logger.WithName("watcher"),
 		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[pending]()),
 		schedule:    newSchedule(cfg.IntervalJitterPercentage),
@@ -170,7 +167,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 func (s *Service) Run(ctx context.Context) error {
 	// NATS may come up after the watcher (split deployment): keep trying.
 	for attempt := 0; ; attempt++ {
-		_, err := reconcilerequest.EnsureStream(ctx, s.js, s.streamOptions()...)
+		_, err := reconcilerequest.EnsureStream(ctx, s.js, s.cfg.Shard, s.streamOptions()...)
 		if err == nil {
 			break
 		}
@@ -222,7 +219,7 @@ func (d *dispatcher) Start(ctx context.Context) error {
 		for s.tickNext(ctx) {
 		}
 	})
-	s.log.Info("watching KCLRuns", "sourceKinds", len(s.sourceKinds), "labelSelector", s.cfg.WatchLabelSelector)
+	s.log.Info("watching KCLRuns", "sourceKinds", len(s.sourceKinds), "labelSelector", s.cfg.WatchLabelSelector, "shard", s.cfg.Shard)
 	<-ctx.Done()
 	for _, h := range handlers {
 		_ = h.remove()
@@ -255,7 +252,7 @@ func (s *Service) publishNext(ctx context.Context) bool {
 		}
 		if errors.Is(err, jetstream.ErrNoStreamResponse) {
 			// The stream is gone (deleted by hand, a NATS store wiped): recreate it.
-			if _, ensureErr := reconcilerequest.EnsureStream(ctx, s.js, s.streamOptions()...); ensureErr != nil {
+			if _, ensureErr := reconcilerequest.EnsureStream(ctx, s.js, s.cfg.Shard, s.streamOptions()...); ensureErr != nil {
 				s.log.Error(ensureErr, "recreating the reconcile-request stream")
 			}
 		}

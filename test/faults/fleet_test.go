@@ -27,7 +27,7 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/fault"
 )
 
@@ -605,7 +605,7 @@ func (f *fleet) checkSettled() {
 	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
 	defer cancel()
 	for {
-		st, err := js.Stream(ctx, reconcilerequest.StreamName)
+		st, err := js.Stream(ctx, shard.Name("").Stream())
 		if err == nil {
 			var info *jetstream.StreamInfo
 			if info, err = st.Info(ctx); err == nil && info.State.Msgs == 0 {

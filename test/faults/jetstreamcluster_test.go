@@ -6,9 +6,8 @@ import (
 	"time"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/fault"
-	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 )
 
 // A three-node JetStream cluster carries the reconcile stream and the appliers' lease and
@@ -23,9 +22,9 @@ import (
 func TestJetStreamClusterLeaderThenFollowerKilled(t *testing.T) {
 	f := startFleet(t, fleetOptions{natsCluster: true, tenants: 20, compilers: 2})
 	streams := []string{
-		reconcilerequest.StreamName,
-		natsserver.KVStream(applier.LeaseBucket),
-		natsserver.KVStream(applier.FingerprintBucket),
+		shard.Name("").Stream(),
+		natsserver.KVStream(shard.Name("").LeaseBucket()),
+		natsserver.KVStream(shard.Name("").FingerprintBucket()),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), convergeTimeout)
 	defer cancel()
@@ -35,12 +34,12 @@ func TestJetStreamClusterLeaderThenFollowerKilled(t *testing.T) {
 	f.addTenants(f.opts.tenants)
 	t.Logf("initial convergence of %d KCLRuns: %s", len(f.tenants), f.waitConverged().Round(time.Millisecond))
 
-	nodes := fault.NewClusterNodes(f.cluster, reconcilerequest.StreamName)
+	nodes := fault.NewClusterNodes(f.cluster, shard.Name("").Stream())
 	s := f.startStream(100 * time.Millisecond)
 	s.waitChanges(t, 10)
-	leader := f.cluster.NodeName(f.cluster.StreamLeader(reconcilerequest.StreamName))
+	leader := f.cluster.NodeName(f.cluster.StreamLeader(shard.Name("").Stream()))
 	f.runFault(nodes.KillLeader(), s, *outage, func() { t.Logf("stream leader %s killed", leader) })
-	t.Logf("stream leader now %s, %s still down", f.cluster.NodeName(f.cluster.StreamLeader(reconcilerequest.StreamName)), leader)
+	t.Logf("stream leader now %s, %s still down", f.cluster.NodeName(f.cluster.StreamLeader(shard.Name("").Stream())), leader)
 
 	s = f.startStream(100 * time.Millisecond)
 	s.waitChanges(t, 10)
@@ -48,5 +47,5 @@ func TestJetStreamClusterLeaderThenFollowerKilled(t *testing.T) {
 	if err := f.cluster.WaitStreamLeaders(ctx, streams...); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("all three nodes back, stream leader %s", f.cluster.NodeName(f.cluster.StreamLeader(reconcilerequest.StreamName)))
+	t.Logf("all three nodes back, stream leader %s", f.cluster.NodeName(f.cluster.StreamLeader(shard.Name("").Stream())))
 }

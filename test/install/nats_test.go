@@ -27,8 +27,8 @@ func TestChartNATSPermissionsMatchNatsconn(t *testing.T) {
 	opts, err := server.ProcessConfigFile(path)
 	g.Expect(err).NotTo(HaveOccurred())
 	want := map[string]natsconn.Permissions{
-		"WATCHER": natsconn.WatcherPermissions(),
-		"APPLIER": natsconn.ApplierPermissions(true),
+		"WATCHER": natsconn.WatcherPermissions(""),
+		"APPLIER": natsconn.ApplierPermissions("", true),
 	}
 	g.Expect(opts.Users).To(HaveLen(2))
 	for _, u := range opts.Users {

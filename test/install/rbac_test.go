@@ -269,7 +269,7 @@ func connectNATS(t *testing.T, cfg natsconn.Config, identity string, natsSrv *na
 		}
 		cfg.UserFile, cfg.PasswordFile = c[0], c[1]
 	}
-	nc, err := cfg.Connect(identity)
+	nc, err := cfg.Connect(identity, "")
 	if err != nil {
 		t.Fatal(err)
 	}

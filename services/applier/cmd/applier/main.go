@@ -45,7 +45,7 @@ func run() error {
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	nc, err := natsCfg.Connect(natsconn.ApplierIdentity)
+	nc, err := natsCfg.Connect(natsconn.ApplierIdentity, cfg.Shard)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func run(ctx context.Context, cfg watcher.Config, natsCfg natsconn.Config) error
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)
 	}
-	nc, err := natsCfg.Connect(natsconn.WatcherIdentity)
+	nc, err := natsCfg.Connect(natsconn.WatcherIdentity, cfg.Shard)
 	if err != nil {
 		return err
 	}

@@ -191,11 +191,30 @@ func (s *Service) handle(ctx context.Context, msg jetstream.Msg) {
 	case err != nil:
 		log.Error(err, "reconcile interrupted, requeued")
 		_ = msg.NakWithDelay(backoff(int(delivered), s.cfg.MaxBackoff))
+	case out.RetryAfter > 0 && out.retryWhenBack:
+		s.retryWhenBack(ctx, msg, out.RetryAfter)
 	case out.RetryAfter > 0:
 		_ = msg.NakWithDelay(out.RetryAfter)
 	default:
 		s.ack(ctx, msg, log)
 	}
+}
+
+// retryWhenBack hands a request cut by an apiserver outage back as soon as
+// the apiserver is ready again, at the latest after delay (the backoff). It
+// keeps its slot meanwhile: the requests behind it would fail the same way.
+// When the apiserver is ready at once the outage was not its (a target
+// cluster's, spec.kubeConfig) and the request backs off as usual.
+func (s *Service) retryWhenBack(ctx context.Context, msg jetstream.Msg, delay time.Duration) {
+	waitCtx, cancel := context.WithTimeout(ctx, delay)
+	defer cancel()
+	wasDown, err := s.outage.WaitBack(waitCtx)
+	if err == nil && !wasDown {
+		_ = msg.NakWithDelay(delay)
+		return
+	}
+	// Back, the backoff elapsed, or stopping: another attempt now.
+	_ = msg.Nak()
 }
 
 // ack confirms with the server, retrying through a NATS reconnect, so that a

@@ -9,6 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
 	"github.com/kcl-lang/flux-kcl-controller/internal/arguments"
 )
 
@@ -22,6 +23,7 @@ type failureKind string
 
 const (
 	failureTransient           failureKind = "transient"
+	failureAPIServerDown       failureKind = "apiserver unavailable"
 	failureInvalidExpression   failureKind = "invalid CEL expression"
 	failureSourceAccessDenied  failureKind = "source access denied"
 	failureSourceNotReady      failureKind = "source not ready"
@@ -56,6 +58,10 @@ const (
 	retrySoon
 	// retryOnChange acks and stalls: only a change of the KCLRun can fix it.
 	retryOnChange
+	// retryWhenBack naks as soon as the apiserver is ready again, at the
+	// latest after the backoff: a reconcile cut by an outage follows the
+	// apiserver's return, not a backoff grown through the outage.
+	retryWhenBack
 )
 
 // eventSeverity is the event a failure sends, if any.
@@ -82,6 +88,7 @@ type failureRule struct {
 
 var failureTable = map[failureKind]failureRule{
 	failureTransient:           {reason: v1alpha1.ReconciliationFailed, retry: retryBackoff},
+	failureAPIServerDown:       {reason: v1alpha1.ReconciliationFailed, retry: retryWhenBack},
 	failureInvalidExpression:   {reason: v1alpha1.InvalidCELExpressionReason, retry: retryOnChange},
 	failureSourceAccessDenied:  {reason: v1alpha1.AccessDeniedReason, retry: retryOnChange},
 	failureSourceNotReady:      {reason: v1alpha1.ArtifactFailedReason, retry: retryDependency, event: eventNone},
@@ -191,11 +198,18 @@ func classify(err error) failureKind {
 		if apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
 			return failureApplyRefused
 		}
+		if apiserveroutage.Unavailable(err) {
+			return failureAPIServerDown
+		}
 		return failureTransient
 	case errors.As(err, &prune):
 		return failurePrune
 	case errors.As(err, &health):
 		return failureHealthCheck
+	case apiserveroutage.Unavailable(err):
+		// Refused or cut connections, 503: the KCLRun's apiserver or, for
+		// spec.kubeConfig, its target's; the retry probes the first.
+		return failureAPIServerDown
 	default:
 		return failureTransient
 	}
@@ -225,6 +239,9 @@ func (s *Service) fail(obj *v1alpha1.KCLRun, err error, delivered uint64, revisi
 	switch rule.retry {
 	case retryBackoff:
 		out.RetryAfter = s.backoffFor(err, delivered, obj)
+	case retryWhenBack:
+		out.RetryAfter = s.backoffFor(err, delivered, obj)
+		out.retryWhenBack = true
 	case retryDependency:
 		out.Result = ResultWaiting
 		out.RetryAfter = s.cfg.RequeueDependency

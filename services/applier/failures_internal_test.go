@@ -70,6 +70,10 @@ func TestFailureTable(t *testing.T) {
 			want{failureApplyRefused, v1alpha1.ReconciliationFailed, ResultFailed, 0, eventWarning, false, ""}},
 		"apply invalid": {&applyError{fmt.Errorf("apply failed: %w", invalid)},
 			want{failureApplyRefused, v1alpha1.ReconciliationFailed, ResultFailed, 0, eventWarning, false, ""}},
+		"apiserver refused the connection": {fmt.Errorf("reading KCLRun a/b: %w", refusedConnection),
+			want{failureAPIServerDown, v1alpha1.ReconciliationFailed, ResultFailed, unreachableBackoff, eventWarning, false, ""}},
+		"apply cut by an apiserver shutdown": {&applyError{fmt.Errorf("apply failed: %w", apierrors.NewServiceUnavailable("shutting down"))},
+			want{failureAPIServerDown, v1alpha1.ReconciliationFailed, ResultFailed, unreachableBackoff, eventWarning, false, ""}},
 		"apply conflict": {&applyError{fmt.Errorf("apply failed: %w", conflict)},
 			want{failureTransient, v1alpha1.ReconciliationFailed, ResultFailed, backoffRetry, eventWarning, false, ""}},
 		"prune": {&pruneError{errors.New("prune failed")},
@@ -118,7 +122,7 @@ func TestFailureTable(t *testing.T) {
 
 // Every kind has a rule, and a deletion failure only sends its event.
 func TestFailureTableIsComplete(t *testing.T) {
-	kinds := []failureKind{failureTransient, failureInvalidExpression, failureSourceAccessDenied, failureSourceNotReady,
+	kinds := []failureKind{failureTransient, failureAPIServerDown, failureInvalidExpression, failureSourceAccessDenied, failureSourceNotReady,
 		failureDependencyNotReady, failureArgumentsNotFound, failureImagePolicyHeld, failureProgram, failureDependencyRefused,
 		failureArtifactRefused, failureArtifactUnavailable, failureRequestRefused, failureClusterSetup, failureApplyRefused,
 		failurePrune, failureHealthCheck, failureHealthCheckCanceled, failureDeletion}

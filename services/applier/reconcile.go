@@ -63,6 +63,9 @@ type Outcome struct {
 	// event and eventReason are the failure's event (failureTable).
 	event       eventSeverity
 	eventReason string
+	// retryWhenBack retries after RetryAfter or as soon as the apiserver,
+	// found down, is ready again (failureTable's retryWhenBack).
+	retryWhenBack bool
 }
 
 // reconcile runs one Flux-style reconciliation of the KCLRun named by req.

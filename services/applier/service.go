@@ -27,6 +27,7 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
 	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/drift"
@@ -90,6 +91,8 @@ type Service struct {
 	registry     *prometheus.Registry
 	drift        *drift.Watcher
 	remoteDrift  *remoteDrift // with drift, for spec.kubeConfig clusters
+	// outage tells when the apiserver is back after a reconcile found it down.
+	outage *apiserveroutage.Gate
 
 	ready sync.Once
 	isUp  chan struct{}
@@ -182,6 +185,9 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		return nil, fmt.Errorf("building token cache: %w", err)
 	}
 	s.clusters = newClusterClients(deps.RESTConfig, scheme, tokens)
+	if s.outage, err = apiserveroutage.New(deps.RESTConfig); err != nil {
+		return nil, err
+	}
 
 	s.registry = prometheus.NewRegistry()
 	reg := deps.Registerer

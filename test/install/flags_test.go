@@ -60,11 +60,6 @@ func parseArgs(binary string, args []string) (*serviceFlags, error) {
 	default:
 		return nil, fmt.Errorf("unknown binary %q", binary)
 	}
-	if binary != "compiler" && binary != "resolver" && fs.Lookup("shard") == nil {
-		// The chart renders --shard for issue 18's shards before the services define it (the
-		// shards piece of the same issue); once they do, this is skipped and theirs is parsed.
-		fs.String("shard", "", "")
-	}
 	if err := fs.Parse(args); err != nil {
 		return nil, fmt.Errorf("%s %s: %w", binary, strings.Join(args, " "), err)
 	}

@@ -15,11 +15,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/pki"
 	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
-	"github.com/kcl-lang/flux-kcl-controller/services/applier"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
 )
 
@@ -68,17 +67,7 @@ func TestChartNATSClusterServes(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	connect := func(identity string, c natsconn.Config) jetstream.JetStream {
-		dir := t.TempDir()
-		c.URL = strings.Join(urls, ",")
-		c.UserFile, c.PasswordFile, c.TLSCAFile = filepath.Join(dir, "user"), filepath.Join(dir, "password"), certs.CA
-		g.Expect(os.WriteFile(c.UserFile, []byte(strings.ToUpper(identity)), 0o600)).To(Succeed())
-		g.Expect(os.WriteFile(c.PasswordFile, []byte("pw"), 0o600)).To(Succeed()) // parseNATSConfigWith's environment
-		nc, err := c.Connect(identity)
-		g.Expect(err).NotTo(HaveOccurred(), identity)
-		t.Cleanup(nc.Close)
-		js, err := jetstream.New(nc)
-		g.Expect(err).NotTo(HaveOccurred())
-		return js
+		return connectAs(t, identity, c, "", urls, certs)
 	}
 	g.Expect(watcherFlags.NATS.TLSCAFile).NotTo(BeEmpty(), "the chart turns on TLS to NATS")
 	g.Expect(watcherFlags.NATS.UserFile).NotTo(BeEmpty(), "and the per-service users")
@@ -91,23 +80,23 @@ func TestChartNATSClusterServes(t *testing.T) {
 	g.Eventually(func() error {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		_, err := reconcilerequest.EnsureStream(ctx, watcherJS, reconcilerequest.WithReplicas(watcherFlags.Watcher.JetStreamReplicas))
+		_, err := reconcilerequest.EnsureStream(ctx, watcherJS, watcherFlags.Watcher.Shard, reconcilerequest.WithReplicas(watcherFlags.Watcher.JetStreamReplicas))
 		return err
 	}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
 	g.Eventually(func() error {
 		ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		defer cancel()
-		if _, err := reconcilerequest.EnsureStream(ctx, applierJS, reconcilerequest.WithReplicas(applierFlags.Applier.JetStreamReplicas)); err != nil {
+		if _, err := reconcilerequest.EnsureStream(ctx, applierJS, applierFlags.Applier.Shard, reconcilerequest.WithReplicas(applierFlags.Applier.JetStreamReplicas)); err != nil {
 			return err
 		}
-		if _, err := reconcilerequest.EnsureConsumer(ctx, applierJS); err != nil {
+		if _, err := reconcilerequest.EnsureConsumer(ctx, applierJS, applierFlags.Applier.Shard); err != nil {
 			return err
 		}
-		_, err := lease.Open(ctx, applierJS, lease.Config{Bucket: applier.LeaseBucket, TTL: time.Minute, Holder: "kcl-applier-0", Replicas: applierFlags.Applier.JetStreamReplicas})
+		_, err := lease.Open(ctx, applierJS, lease.Config{Bucket: applierFlags.Applier.Shard.LeaseBucket(), TTL: time.Minute, Holder: "kcl-applier-0", Replicas: applierFlags.Applier.JetStreamReplicas})
 		return err
 	}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
 
-	for _, name := range []string{reconcilerequest.StreamName, natsserver.KVStream(applier.LeaseBucket)} {
+	for _, name := range []string{applierFlags.Applier.Shard.Stream(), shard.KeyValueStream(applierFlags.Applier.Shard.LeaseBucket())} {
 		g.Eventually(func(g Gomega) {
 			s, err := applierJS.Stream(ctx, name)
 			g.Expect(err).NotTo(HaveOccurred())
@@ -122,6 +111,31 @@ func TestChartNATSClusterServes(t *testing.T) {
 			}
 		}).WithTimeout(time.Minute).WithPolling(200 * time.Millisecond).Should(Succeed())
 	}
+}
+
+// connectAs connects to urls as a service does with its parsed NATS flags c (identity and
+// shard from them): the mounted user and password Secret and CA replaced by files holding
+// what parseNATSConfigWith put in the servers' environment, and the test's CA.
+func connectAs(t *testing.T, identity string, c natsconn.Config, s shard.Name, urls []string, certs pki.Files) jetstream.JetStream {
+	t.Helper()
+	dir := t.TempDir()
+	c.URL = strings.Join(urls, ",")
+	c.UserFile, c.PasswordFile, c.TLSCAFile = filepath.Join(dir, "user"), filepath.Join(dir, "password"), certs.CA
+	for path, data := range map[string]string{c.UserFile: strings.ToUpper(identity), c.PasswordFile: "pw"} {
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nc, err := c.Connect(identity, s)
+	if err != nil {
+		t.Fatalf("%s of shard %q: %v", identity, s, err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js
 }
 
 // freeTCPPorts are loopback ports free at the time of the call.

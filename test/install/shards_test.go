@@ -2,13 +2,23 @@ package install_test
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
 
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/harness/pki"
+	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
+	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
 )
 
 // shardsValues is the values set of two shards beside the main controller.
@@ -27,13 +37,24 @@ func TestChartShards(t *testing.T) {
 
 	want := map[string][]string{ // Deployment → the sharding flags it must carry
 		"kcl-watcher":        {"--watch-label-selector=!" + shardKey},
-		"kcl-applier":        nil,
+		"kcl-applier":        {"--watch-label-selector=!" + shardKey},
 		"kcl-watcher-shard1": {"--shard=shard1", "--watch-label-selector=" + shardKey + "=shard1"},
-		"kcl-applier-shard1": {"--shard=shard1"},
+		"kcl-applier-shard1": {"--shard=shard1", "--watch-label-selector=" + shardKey + "=shard1"},
 		"kcl-watcher-shard2": {"--shard=shard2", "--watch-label-selector=" + shardKey + " in (shard2,shard2-eu)"},
-		"kcl-applier-shard2": {"--shard=shard2"},
+		"kcl-applier-shard2": {"--shard=shard2", "--watch-label-selector=" + shardKey + " in (shard2,shard2-eu)"},
 	}
-	selectors := map[string]labels.Selector{}
+	// The parsed flags, as each binary's main reads them.
+	for name := range want {
+		binary := strings.TrimPrefix(strings.Join(strings.SplitN(name, "-", 3)[:2], "-"), "kcl-")
+		flags := serviceArgs(t, objs, name, binary)
+		wantShard := strings.TrimPrefix(strings.TrimPrefix(name, "kcl-"+binary), "-")
+		if binary == "watcher" {
+			g.Expect(string(flags.Watcher.Shard)).To(Equal(wantShard), name)
+		} else {
+			g.Expect(string(flags.Applier.Shard)).To(Equal(wantShard), name)
+		}
+	}
+	selectors := map[string]labels.Selector{} // the watchers'; the appliers' are the same
 	for name, flags := range want {
 		d := deployment(t, find(objs, "Deployment", name))
 		args := d.Spec.Template.Spec.Containers[0].Args
@@ -44,7 +65,7 @@ func TestChartShards(t *testing.T) {
 		service := strings.Join(strings.SplitN(name, "-", 3)[:2], "-") // kcl-watcher-shard1 → kcl-watcher
 		g.Expect(d.Spec.Template.Spec.ServiceAccountName).To(Equal(service), name)
 		for _, a := range args {
-			if v, ok := strings.CutPrefix(a, "--watch-label-selector="); ok {
+			if v, ok := strings.CutPrefix(a, "--watch-label-selector="); ok && strings.HasPrefix(name, "kcl-watcher") {
 				sel, err := labels.Parse(v)
 				g.Expect(err).NotTo(HaveOccurred(), name)
 				selectors[name] = sel
@@ -99,8 +120,8 @@ func TestChartShardsAllInOne(t *testing.T) {
 	checkWorkloads(t, objs)
 }
 
-// Names that cannot name Deployments and streams, twice the same name, and shards with the
-// bundled server's users (granted the unsharded names only) are refused at render.
+// Names that cannot name Deployments and streams, and twice the same name, are refused at
+// render.
 func TestChartShardsRefused(t *testing.T) {
 	g := NewWithT(t)
 	for _, tc := range []struct {
@@ -110,7 +131,6 @@ func TestChartShardsRefused(t *testing.T) {
 		{map[string]any{"shards": []any{map[string]any{"name": "Shard_1"}}}, "must be a DNS label"},
 		{map[string]any{"shards": []any{map[string]any{"name": "a-very-long-shard-name-that-names-too-much"}}}, "must be a DNS label"},
 		{map[string]any{"shards": []any{map[string]any{"name": "s1"}, map[string]any{"name": "s1"}}}, "appears twice"},
-		{map[string]any{"shards": []any{map[string]any{"name": "s1"}}, "nats": map[string]any{"auth": map[string]any{"enabled": true}}}, "nats.auth.enabled"},
 	} {
 		_, err := renderChartObjects(nil, tc.values)
 		g.Expect(err).To(MatchError(ContainSubstring(tc.err)), "%v", tc.values)
@@ -160,4 +180,63 @@ func ingressFrom(t *testing.T, objs []*unstructured.Unstructured, policy string)
 
 func countPrefix(args []string, prefix string) int {
 	return len(slices.DeleteFunc(slices.Clone(args), func(a string) bool { _, ok := strings.CutPrefix(a, prefix); return !ok }))
+}
+
+// With users on the bundled server, the shards share the watcher's and the applier's users,
+// granted the main instance's and every shard's names: exactly what internal/natsconn grants
+// each identity for each shard (internal/shard's names), nothing more; and on a server of
+// that configuration every shard's services set up their own stream, consumer and bucket.
+func TestChartShardsNATSPermissions(t *testing.T) {
+	g := NewWithT(t)
+	objs := renderChart(t, []string{shardsValues}, map[string]any{"nats": map[string]any{"auth": map[string]any{"enabled": true}}})
+	opts := parseNATSConfig(t, objs, "kcl-nats-0")
+	want := map[string]natsconn.Permissions{}
+	for _, s := range []shard.Name{"", "shard1", "shard2"} {
+		for who, p := range map[string]natsconn.Permissions{"WATCHER": natsconn.WatcherPermissions(s), "APPLIER": natsconn.ApplierPermissions(s, true)} {
+			w := want[who]
+			w.Publish = append(w.Publish, p.Publish...)
+			w.Subscribe = append(w.Subscribe, p.Subscribe...)
+			want[who] = w
+		}
+	}
+	g.Expect(opts.Users).To(HaveLen(2))
+	for _, u := range opts.Users {
+		g.Expect(want).To(HaveKey(u.Username))
+		g.Expect(u.Permissions.Publish.Allow).To(ConsistOf(slices.Compact(slices.Sorted(slices.Values(want[u.Username].Publish)))), u.Username)
+		g.Expect(u.Permissions.Subscribe.Allow).To(ConsistOf(want[u.Username].Subscribe), u.Username)
+	}
+
+	// The bundled server from that configuration (TLS too, on loopback): each shard's watcher
+	// and applier, with the chart's flags, set up their own stream, consumer and lease bucket.
+	objs = renderChart(t, []string{shardsValues}, map[string]any{"nats": map[string]any{"auth": map[string]any{"enabled": true}, "tls": map[string]any{"enabled": true}}})
+	certs := pki.NewCA(t, "nats CA").Issue(t, "kcl-nats", "127.0.0.1")
+	opts = parseNATSConfigWith(t, objs, "kcl-nats-0", certs)
+	opts.Host, opts.Port, opts.HTTPPort = "127.0.0.1", -1, 0
+	opts.StoreDir, opts.NoLog, opts.NoSigs = filepath.Join(t.TempDir(), "jetstream"), true, true
+	srv, err := server.NewServer(opts)
+	g.Expect(err).NotTo(HaveOccurred())
+	srv.Start()
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	g.Expect(srv.ReadyForConnections(10 * time.Second)).To(BeTrue())
+	urls := []string{srv.ClientURL()}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, s := range []string{"", "-shard1", "-shard2"} {
+		watcher := serviceArgs(t, objs, "kcl-watcher"+s, "watcher")
+		_, err := reconcilerequest.EnsureStream(ctx, connectAs(t, "watcher", watcher.NATS, watcher.Watcher.Shard, urls, certs), watcher.Watcher.Shard)
+		g.Expect(err).NotTo(HaveOccurred(), "kcl-watcher"+s)
+		applierFlags := serviceArgs(t, objs, "kcl-applier"+s, "applier")
+		sh := applierFlags.Applier.Shard
+		g.Expect(sh).To(Equal(watcher.Watcher.Shard))
+		js := connectAs(t, "applier", applierFlags.NATS, sh, urls, certs)
+		_, err = reconcilerequest.EnsureStream(ctx, js, sh)
+		g.Expect(err).NotTo(HaveOccurred(), "kcl-applier"+s)
+		_, err = reconcilerequest.EnsureConsumer(ctx, js, sh)
+		g.Expect(err).NotTo(HaveOccurred(), "kcl-applier"+s)
+		_, err = lease.Open(ctx, js, lease.Config{Bucket: sh.LeaseBucket(), TTL: time.Minute, Holder: "kcl-applier" + s})
+		g.Expect(err).NotTo(HaveOccurred(), "kcl-applier"+s)
+		stream, err := js.Stream(ctx, sh.Stream())
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(stream.CachedInfo().Config.Subjects).To(ConsistOf(sh.SubjectFilter()), "kcl-applier"+s)
+	}
 }

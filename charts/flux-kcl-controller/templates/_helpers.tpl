@@ -98,13 +98,36 @@ readinessProbe:
   periodSeconds: 10
 {{- end -}}
 
-{{/* NATS subjects each identity may publish to; test/install compares them with
-internal/natsconn (WatcherPermissions, ApplierPermissions with drift requests). */}}
-{{- define "fkc.natsWatcherPublish" -}}
-["fkc.v1.reconcile.>", "$JS.API.STREAM.CREATE.FKC_RECONCILE_V1", "$JS.API.STREAM.UPDATE.FKC_RECONCILE_V1", "$JS.API.STREAM.INFO.FKC_RECONCILE_V1"]
+{{/* The subjects each NATS identity may use, as JSON {watcher, applier: {publish, subscribe}}:
+internal/natsconn's WatcherPermissions and ApplierPermissions (with drift requests) for the
+main instance and every shard (internal/shard's names), which share the two users; test/install
+compares them. */}}
+{{- define "fkc.natsPermissions" -}}
+{{- $instances := list "" }}
+{{- range (include "fkc.shards" . | fromJsonArray) }}{{ $instances = append $instances .name }}{{ end }}
+{{- $watcherPub := list }}{{ $watcherSub := list }}{{ $applierPub := list }}{{ $applierSub := list }}
+{{- range $s := $instances }}
+{{- $sfx := ternary "" (printf "_%s" $s) (eq $s "") }}
+{{- $stream := printf "FKC_RECONCILE_V1%s" $sfx }}
+{{- $filter := ternary "fkc.v1.reconcile.>" (printf "fkc.v1.shard.%s.reconcile.>" $s) (eq $s "") }}
+{{- $consumer := printf "%s.applier%s" $stream (ternary "" (printf "-%s" $s) (eq $s "")) }}
+{{- $manage := list (printf "$JS.API.STREAM.CREATE.%s" $stream) (printf "$JS.API.STREAM.UPDATE.%s" $stream) (printf "$JS.API.STREAM.INFO.%s" $stream) }}
+{{- $watcherPub = concat $watcherPub (list $filter) $manage }}
+{{- $watcherSub = append $watcherSub (printf "_INBOX_watcher%s.>" $sfx) }}
+{{- $applierPub = concat $applierPub (list $filter) $manage }}
+{{- $applierPub = concat $applierPub (list (printf "$JS.API.CONSUMER.CREATE.%s" $consumer) (printf "$JS.API.CONSUMER.CREATE.%s.>" $consumer) (printf "$JS.API.CONSUMER.DURABLE.CREATE.%s" $consumer) (printf "$JS.API.CONSUMER.INFO.%s" $consumer) (printf "$JS.API.CONSUMER.MSG.NEXT.%s" $consumer) (printf "$JS.ACK.%s.>" $consumer) "$JS.API.INFO") }}
+{{- range $bucket := list (printf "FKC_APPLIER_LEASES_V1%s" $sfx) (printf "FKC_APPLIER_APPLIED_V1%s" $sfx) }}
+{{- $kv := printf "KV_%s" $bucket }}
+{{- $applierPub = concat $applierPub (list (printf "$JS.API.STREAM.CREATE.%s" $kv) (printf "$JS.API.STREAM.UPDATE.%s" $kv) (printf "$JS.API.STREAM.INFO.%s" $kv) (printf "$KV.%s.>" $bucket) (printf "$JS.API.DIRECT.GET.%s" $kv) (printf "$JS.API.DIRECT.GET.%s.>" $kv) (printf "$JS.API.STREAM.MSG.GET.%s" $kv)) }}
+{{- end }}
+{{- $applierSub = append $applierSub (printf "_INBOX_applier%s.>" $sfx) }}
+{{- end }}
+{{- dict "watcher" (dict "publish" (uniq $watcherPub) "subscribe" $watcherSub) "applier" (dict "publish" (uniq $applierPub) "subscribe" $applierSub) | toJson }}
 {{- end -}}
-{{- define "fkc.natsApplierPublish" -}}
-["fkc.v1.reconcile.>", "$JS.API.STREAM.CREATE.FKC_RECONCILE_V1", "$JS.API.STREAM.UPDATE.FKC_RECONCILE_V1", "$JS.API.STREAM.INFO.FKC_RECONCILE_V1", "$JS.API.CONSUMER.CREATE.FKC_RECONCILE_V1.applier", "$JS.API.CONSUMER.CREATE.FKC_RECONCILE_V1.applier.>", "$JS.API.CONSUMER.DURABLE.CREATE.FKC_RECONCILE_V1.applier", "$JS.API.CONSUMER.INFO.FKC_RECONCILE_V1.applier", "$JS.API.CONSUMER.MSG.NEXT.FKC_RECONCILE_V1.applier", "$JS.ACK.FKC_RECONCILE_V1.applier.>", "$JS.API.INFO", "$JS.API.STREAM.CREATE.KV_FKC_APPLIER_LEASES_V1", "$JS.API.STREAM.UPDATE.KV_FKC_APPLIER_LEASES_V1", "$JS.API.STREAM.INFO.KV_FKC_APPLIER_LEASES_V1", "$KV.FKC_APPLIER_LEASES_V1.>", "$JS.API.DIRECT.GET.KV_FKC_APPLIER_LEASES_V1", "$JS.API.DIRECT.GET.KV_FKC_APPLIER_LEASES_V1.>", "$JS.API.STREAM.MSG.GET.KV_FKC_APPLIER_LEASES_V1", "$JS.API.STREAM.CREATE.KV_FKC_APPLIER_APPLIED_V1", "$JS.API.STREAM.UPDATE.KV_FKC_APPLIER_APPLIED_V1", "$JS.API.STREAM.INFO.KV_FKC_APPLIER_APPLIED_V1", "$KV.FKC_APPLIER_APPLIED_V1.>", "$JS.API.DIRECT.GET.KV_FKC_APPLIER_APPLIED_V1", "$JS.API.DIRECT.GET.KV_FKC_APPLIER_APPLIED_V1.>", "$JS.API.STREAM.MSG.GET.KV_FKC_APPLIER_APPLIED_V1"]
+
+{{/* A list of subjects as a NATS configuration array of quoted strings. */}}
+{{- define "fkc.natsSubjects" -}}
+[{{ range $i, $s := . }}{{ if $i }}, {{ end }}"{{ $s }}"{{ end }}]
 {{- end -}}
 
 {{/* The compiler's KCL package flags (compiler and all-in-one). */}}
@@ -146,9 +169,6 @@ matches, by default those labelled sharding.fluxcd.io/key=<name> as in Flux's sh
 {{- end }}
 {{- $_ := set $seen $name true }}
 {{- $out = append $out (dict "name" $name "selector" (.labelSelector | default (printf "sharding.fluxcd.io/key=%s" $name))) }}
-{{- end }}
-{{- if and $out .Values.nats.auth.enabled (not .Values.allInOne.enabled) }}
-{{- fail "shards with nats.auth.enabled: the bundled server's users are granted the unsharded stream and bucket names only" }}
 {{- end }}
 {{- toJson $out }}
 {{- end -}}

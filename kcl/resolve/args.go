@@ -60,6 +60,13 @@ func (r *resolver) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kw
 			return
 		}
 		sig = signature{args: lam.Args, pkg: r.pkg}
+	} else if sym := r.pkg.globals[fn.Names[0].Value]; len(fn.Names) == 2 && sym != nil && sym.kind == symModule && sym.module != nil {
+		// A lambda global of an imported package.
+		target := r.infos[sym.module.Path]
+		if target == nil || target.lambdas[fn.Names[1].Value] == nil {
+			return
+		}
+		sig = signature{args: target.lambdas[fn.Names[1].Value].Args, pkg: target}
 	} else {
 		return
 	}

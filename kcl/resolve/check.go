@@ -241,6 +241,7 @@ func (r *resolver) checkBodies(p *Package) {
 	}
 	r.pkg.varTypes = r.varTypes
 	r.pkg.lambdaResults = r.lambdaResults
+	r.pkg.lambdas = r.globalLambdas
 }
 
 func (r *resolver) stmts(stmts []syntax.Stmt) {
@@ -652,6 +653,13 @@ func (r *resolver) expr(e syntax.Expr) {
 				r.expr(e.Entry.Value)
 			}
 		})
+		// The key of a dict comprehension must be a string (the official
+		// check_attr_ty), its loop variables typed as they iterate.
+		if e.Entry != nil && e.Entry.Key != nil {
+			if t := r.exprType(e, 0); t.kind == tDict && !t.key.isAny() && !t.key.isStrKind() && !(t.key.kind == tUnion && allStr(t.key.elems)) {
+				r.report(KindIllegalAttribute, e.Entry.Key.Pos(), "A attribute must be string type, got '%s'", t.key)
+			}
+		}
 	case *syntax.ConfigIfEntryExpr:
 		r.expr(e.IfCond)
 		r.configEntries(e.Items, false)

@@ -42,8 +42,10 @@ type pkgInfo struct {
 	// varTypes are the inferred types of the package's globals once it is
 	// checked, for `pkg.name` in its importers.
 	varTypes map[string]*typ
-	// lambdaResults are the annotated return types of its lambda globals.
+	// lambdaResults are the annotated return types of its lambda globals;
+	// lambdas are the globals assigned a lambda once.
 	lambdaResults map[string]*typ
+	lambdas       map[string]*syntax.LambdaExpr
 }
 
 func (pi *pkgInfo) define(name string, s *symbol) {

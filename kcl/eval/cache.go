@@ -34,8 +34,9 @@ const DefaultParseCacheBytes = 64 << 20
 // a controller compiles thousands of distinct programs, each once per
 // revision, and with one shared bound they would fill it (10,000 tenant
 // programs of 1.7 KiB are 17 MiB of source, 350 MiB of ASTs) and push out the
-// packages they all import. 1 MiB of source is about 20 MiB of ASTs.
-const DefaultMainParseCacheBytes = 1 << 20
+// packages they all import. 256 KiB of source is 5–8 MiB of ASTs (20–30
+// times, measured on the load test's programs).
+const DefaultMainParseCacheBytes = 256 << 10
 
 // ParseCacheStatistics counts lookups in the shared parse cache.
 type ParseCacheStatistics struct {

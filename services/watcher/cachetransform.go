@@ -1,6 +1,9 @@
 package watcher
 
 import (
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
@@ -11,10 +14,12 @@ import (
 // their size grows with the KCLRuns (about 15 KiB each at 1,000, most of it
 // managedFields and the KCLRun's inventory). What it never reads is dropped
 // before an object is stored: managedFields on every kind, as Flux's
-// controllers do, and the parts of a KCLRun's status only the applier uses.
+// controllers do, the parts of a KCLRun's status only the applier uses, and
+// of sources and ImagePolicies all but what the handlers compare (the
+// artifact, the latest image): there is one of each per tenant.
 
 // cacheTransform is the cache's default transform: managedFields stripped,
-// and KCLRuns trimmed by trimKCLRun.
+// KCLRuns, sources and ImagePolicies trimmed.
 func cacheTransform() toolscache.TransformFunc {
 	strip := cache.TransformStripManagedFields()
 	return func(obj any) (any, error) {
@@ -22,8 +27,24 @@ func cacheTransform() toolscache.TransformFunc {
 		if err != nil {
 			return obj, err
 		}
-		if run, ok := obj.(*kclv1.KCLRun); ok {
-			trimKCLRun(run)
+		switch o := obj.(type) {
+		case *kclv1.KCLRun:
+			trimKCLRun(o)
+		case *sourcev1.GitRepository:
+			o.Spec, o.Status = sourcev1.GitRepositorySpec{}, sourcev1.GitRepositoryStatus{Artifact: o.Status.Artifact}
+			trimMeta(&o.ObjectMeta)
+		case *sourcev1.OCIRepository:
+			o.Spec, o.Status = sourcev1.OCIRepositorySpec{}, sourcev1.OCIRepositoryStatus{Artifact: o.Status.Artifact}
+			trimMeta(&o.ObjectMeta)
+		case *sourcev1.Bucket:
+			o.Spec, o.Status = sourcev1.BucketSpec{}, sourcev1.BucketStatus{Artifact: o.Status.Artifact}
+			trimMeta(&o.ObjectMeta)
+		case *sourcev1.ExternalArtifact:
+			o.Spec, o.Status = sourcev1.ExternalArtifactSpec{}, sourcev1.ExternalArtifactStatus{Artifact: o.Status.Artifact}
+			trimMeta(&o.ObjectMeta)
+		case *imagev1.ImagePolicy:
+			o.Spec, o.Status = imagev1.ImagePolicySpec{}, imagev1.ImagePolicyStatus{LatestRef: o.Status.LatestRef}
+			trimMeta(&o.ObjectMeta)
 		}
 		return obj, nil
 	}
@@ -37,4 +58,10 @@ func trimKCLRun(run *kclv1.KCLRun) {
 	run.Status.History = nil
 	run.Status.Images = nil
 	run.Status.Packages = nil
+}
+
+// trimMeta drops the labels and annotations of an object the watcher only
+// identifies (name, namespace, UID, resourceVersion stay).
+func trimMeta(m *metav1.ObjectMeta) {
+	m.Labels, m.Annotations, m.OwnerReferences, m.Finalizers = nil, nil, nil, nil
 }

@@ -7,7 +7,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// The Flux gotk_* series describe each KCLRun.
+// The Flux gotk_* gauges describe each KCLRun; durations go into one histogram.
 func TestFluxMetrics(t *testing.T) {
 	g := NewWithT(t)
 	ns := newNamespace(t)
@@ -22,8 +22,9 @@ func TestFluxMetrics(t *testing.T) {
 		g.Expect(sample(families, "gotk_reconcile_condition", labels, map[string]string{"type": "Ready", "status": "True"})).To(
 			HaveField("Gauge.Value", HaveValue(BeNumerically("==", 1))))
 		g.Expect(sample(families, "gotk_suspend_status", labels, nil)).To(HaveField("Gauge.Value", HaveValue(BeNumerically("==", 0))))
-		g.Expect(sample(families, "gotk_reconcile_duration_seconds", labels, nil)).To(
+		g.Expect(sample(families, "fkc_applier_reconcile_duration_seconds", nil, nil)).To(
 			HaveField("Histogram.SampleCount", HaveValue(BeNumerically(">", 0))))
+		g.Expect(sample(families, "gotk_reconcile_duration_seconds", labels, nil)).To(BeNil(), "no per-KCLRun histogram")
 	}, "1m").Should(Succeed())
 }
 

@@ -24,7 +24,7 @@ import (
 const firstTag = "1.0.0"
 
 // setupWorkers bounds the driver's concurrent writes while preparing tenants.
-const setupWorkers = 16
+const setupWorkers = 32
 
 // parallel runs fn for 0..n-1 on a few goroutines and returns the first error.
 func parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {

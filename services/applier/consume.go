@@ -188,6 +188,12 @@ func (s *Service) handle(ctx context.Context, msg jetstream.Msg) {
 	case errors.Is(err, lease.ErrHeld):
 		log.V(1).Info("another reconcile of this KCLRun is running, requeued")
 		_ = msg.NakWithDelay(min(leaseBusyDelay*time.Duration(delivered), leaseBusyMaxDelay))
+	case errors.Is(err, lease.ErrUnavailable):
+		// Nothing ran: the bucket is electing a leader or NATS is away. The deliveries it
+		// took meanwhile say nothing about this KCLRun, so no backoff by their count (after
+		// a cluster regains its quorum that wait was the whole recovery time).
+		log.Error(err, "lease bucket unavailable, requeued")
+		_ = msg.NakWithDelay(leaseBusyDelay)
 	case err != nil:
 		log.Error(err, "reconcile interrupted, requeued")
 		_ = msg.NakWithDelay(backoff(int(delivered), s.cfg.MaxBackoff))

@@ -22,6 +22,11 @@ var ErrHeld = errors.New("lease held by another holder")
 // ErrLost reports that the lease expired or was taken while its work ran.
 var ErrLost = errors.New("lease lost")
 
+// ErrUnavailable reports that the bucket could not be asked (NATS unreachable, or the
+// bucket's stream without a leader while a cluster elects one): nothing was held, and
+// trying again soon is all there is to do.
+var ErrUnavailable = errors.New("lease bucket unavailable")
+
 // Config tunes a lease bucket.
 type Config struct {
 	// Bucket is the KV bucket name.
@@ -78,7 +83,7 @@ func (l *Leases) Hold(ctx context.Context, key string, work func(ctx context.Con
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			return ErrHeld
 		}
-		return fmt.Errorf("acquiring lease %s: %w", key, err)
+		return fmt.Errorf("%w: acquiring lease %s: %w", ErrUnavailable, key, err)
 	}
 
 	workCtx, cancel := context.WithCancelCause(ctx)

@@ -133,3 +133,18 @@ func TestHoldCancelsWorkWhenLeaseIsLost(t *testing.T) {
 		t.Fatalf("Hold = %v, want ErrLost", err)
 	}
 }
+
+// With the server away nothing can be held: Hold says the bucket is unavailable (to be
+// retried soon), not that the work failed or the lease is someone else's.
+func TestHoldReportsAnUnavailableBucket(t *testing.T) {
+	srv := natsserver.StartT(t)
+	l := openLeases(t, srv, "a", 10*time.Second)
+	srv.Shutdown()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	ran := false
+	err := l.Hold(ctx, "ns.down", func(context.Context) error { ran = true; return nil })
+	if !errors.Is(err, ErrUnavailable) || errors.Is(err, ErrHeld) || ran {
+		t.Fatalf("Hold = %v (work ran: %v), want ErrUnavailable", err, ran)
+	}
+}

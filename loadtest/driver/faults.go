@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/fault"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
@@ -71,12 +71,12 @@ func (d *driver) faults(ctx context.Context, cl *cluster, ctrl *controller, ts [
 				out = append(out, report.FaultCheck{Name: name, Skipped: true, Detail: "skipped: the driver runs the NATS cluster only in split mode"})
 				continue
 			}
-			nodes := fault.NewClusterNodes(ctrl.natsCluster, reconcilerequest.StreamName)
+			nodes := fault.NewClusterNodes(ctrl.natsCluster, shard.Name("").Stream())
 			// Each kill starts from a cluster whose streams have leaders, not from an election.
 			settled := func(ctx context.Context) error {
 				waitCtx, cancel := context.WithTimeout(ctx, time.Minute)
 				defer cancel()
-				return ctrl.natsCluster.WaitStreamLeaders(waitCtx, reconcilerequest.StreamName)
+				return ctrl.natsCluster.WaitStreamLeaders(waitCtx, shard.Name("").Stream())
 			}
 			leader, follower := nodes.KillLeader(), nodes.KillFollowerThenRestart()
 			steps = append(steps,

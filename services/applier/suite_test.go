@@ -18,7 +18,6 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
-	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -387,25 +386,10 @@ func (s *eventSink) forObject(namespace, name string) []eventv1.Event {
 
 var requestSeq atomic.Int64
 
-// request publishes a reconcile request, as the watcher would.
+// request publishes a reconcile request on the unsharded stream, as the watcher would.
 func request(t testing.TB, namespace, name string, reason reconcilerequest.Reason) {
 	t.Helper()
-	nc, err := nats.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := fmt.Sprintf("test/%s/%s/%d", namespace, name, requestSeq.Add(1))
-	req := reconcilerequest.Request{Namespace: namespace, Name: name, Reason: reason}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if _, err := reconcilerequest.NewPublisher(js, "").Publish(ctx, req, id); err != nil {
-		t.Fatal(err)
-	}
+	publishOn(t, "", namespace, name, reason)
 }
 
 // requestAndWait publishes a reconcile request and returns the outcome of the

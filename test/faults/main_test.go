@@ -51,7 +51,7 @@ func TestMain(m *testing.M) {
 // place of the applier.
 func run(m *testing.M) int {
 	ctrllog.SetLogger(logr.Discard())
-	s, err := splitservices.Start(context.Background(), splitservices.Compiler, splitservices.Resolver, splitservices.Watcher, "github.com/kcl-lang/flux-kcl-controller/loadtest/fault/cmd/journaled-applier")
+	s, err := splitservices.Start(context.Background(), splitservices.Compiler, splitservices.Resolver, splitservices.Watcher, splitservices.JournaledApplier)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "faults:", err)
 		return 1

@@ -1,4 +1,4 @@
-// Package splitservices starts what the process-level suites (test/faults, test/tenancy)
+// Package splitservices starts what the process-level suites (test/faults, test/tenancy, test/shards)
 // share: a real kube-apiserver and the split services built as binaries, the build
 // running while the apiserver starts.
 package splitservices
@@ -23,6 +23,8 @@ const (
 	Resolver = module + "services/resolver/cmd/resolver"
 	Watcher  = module + "services/watcher/cmd/watcher"
 	Applier  = module + "services/applier/cmd/applier"
+	// JournaledApplier is the applier that also writes the reconcile journal (loadtest/fault).
+	JournaledApplier = module + "loadtest/fault/cmd/journaled-applier"
 )
 
 // Suite is a started apiserver and a folder of built binaries, named as their packages' last element.

@@ -361,6 +361,15 @@ func (s *Server) Waiting(path string) int {
 	return s.waiting[path]
 }
 
+// Requests counts the requests received for path. It is counted before any byte
+// is sent, so a client that gave up on the response early is already counted once
+// its call returns, where Downloads may still be waiting for the handler.
+func (s *Server) Requests(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.requests[path]
+}
+
 // Downloads counts the GET requests served for path.
 func (s *Server) Downloads(path string) int {
 	s.mu.Lock()

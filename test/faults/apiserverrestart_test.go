@@ -20,7 +20,7 @@ func TestAPIServerRestart(t *testing.T) {
 	t.Logf("initial convergence of %d KCLRuns: %s", len(f.tenants), f.waitConverged().Round(time.Millisecond))
 	s := f.startStream(100 * time.Millisecond)
 	s.waitChanges(t, 4)
-	rep := f.runFault(changedWhenBack{Fault: fault.APIServerRestart(suite.env), f: f}, s, *outage, nil)
+	rep := f.runFault(changedWhenBack{Fault: fault.APIServerRestart(suite.Env), f: f}, s, *outage, nil)
 	t.Logf("changes made as the apiserver came back applied %s later", rep.Recovery.Round(time.Millisecond))
 }
 

@@ -45,7 +45,7 @@ func TestApplierKilledMidApply(t *testing.T) {
 // and the last object write of one, and returns that applier and the revision.
 func catchApply(ctx context.Context, t *testing.T, f *fleet, target *tenant) (*fault.Process, string) {
 	t.Helper()
-	wc, err := client.NewWithWatch(suite.env.Config, client.Options{Scheme: kube.Scheme()})
+	wc, err := client.NewWithWatch(suite.Env.Config, client.Options{Scheme: kube.Scheme()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func catchApply(ctx context.Context, t *testing.T, f *fleet, target *tenant) (*f
 // countRevision counts the tenant's ConfigMaps at revision.
 func countRevision(ctx context.Context, tn *tenant, revision string) int {
 	var cms corev1.ConfigMapList
-	if err := suite.env.Client.List(ctx, &cms, client.InNamespace(tn.ns)); err != nil {
+	if err := suite.Env.Client.List(ctx, &cms, client.InNamespace(tn.ns)); err != nil {
 		return -1
 	}
 	n := 0

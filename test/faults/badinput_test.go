@@ -85,7 +85,7 @@ func TestBadInputNextToHealthyTenants(t *testing.T) {
 			reason:  v1alpha1.ImagePolicyHeldReason,
 			message: regexp.MustCompile(`RepositoryMismatch: .*docker\.io/evil/web .*ghcr\.io/org/web`),
 			after: func(ctx context.Context, tn *tenant) error {
-				return imagepolicy.SetLatest(ctx, suite.env.Client, tn.policy, imagev1.ImageRef{Name: "docker.io/evil/web", Tag: "6.6.6"})
+				return imagepolicy.SetLatest(ctx, suite.Env.Client, tn.policy, imagev1.ImageRef{Name: "docker.io/evil/web", Tag: "6.6.6"})
 			},
 		},
 	}
@@ -139,7 +139,7 @@ func TestBadInputNextToHealthyTenants(t *testing.T) {
 		var last string
 		waitFor(t, b.name+" reported as "+b.reason, func() bool {
 			run := &v1alpha1.KCLRun{}
-			if err := suite.env.Client.Get(ctx, client.ObjectKey{Namespace: b.tenant.ns, Name: "app"}, run); err != nil {
+			if err := suite.Env.Client.Get(ctx, client.ObjectKey{Namespace: b.tenant.ns, Name: "app"}, run); err != nil {
 				return false
 			}
 			ready := conditions.Get(run, meta.ReadyCondition)

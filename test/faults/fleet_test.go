@@ -239,8 +239,8 @@ func (f *fleet) process(name, binary string, args []string, ready func(context.C
 		f.t.Fatal(err)
 	}
 	p := &fault.Process{
-		Name: name, Path: filepath.Join(suite.bin, binary), Args: args,
-		Env: []string{"KUBECONFIG=" + suite.env.Kubeconfig()}, Log: log, Ready: ready,
+		Name: name, Path: filepath.Join(suite.Bin, binary), Args: args,
+		Env: []string{"KUBECONFIG=" + suite.Env.Kubeconfig()}, Log: log, Ready: ready,
 	}
 	f.t.Cleanup(func() {
 		if p.Running() {
@@ -296,11 +296,11 @@ func (f *fleet) newTenant(ctx context.Context, tn *tenant) *tenant {
 		tn = &tenant{}
 	}
 	var err error
-	if tn.ns, err = suite.env.CreateNamespace(ctx, "faults"); err != nil {
+	if tn.ns, err = suite.Env.CreateNamespace(ctx, "faults"); err != nil {
 		f.t.Fatal(err)
 	}
 	ns := tn.ns
-	if tn.policy, err = imagepolicy.Create(ctx, suite.env.Client, ns, "web", imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: "1.0.0"}); err != nil {
+	if tn.policy, err = imagepolicy.Create(ctx, suite.Env.Client, ns, "web", imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: "1.0.0"}); err != nil {
 		f.t.Fatal(err)
 	}
 	if err := f.publish(ctx, tn, nil); err != nil {
@@ -316,7 +316,7 @@ func (f *fleet) newTenant(ctx context.Context, tn *tenant) *tenant {
 			Prune:         true,
 		},
 	}
-	if err := suite.env.Client.Create(ctx, run); err != nil {
+	if err := suite.Env.Client.Create(ctx, run); err != nil {
 		f.t.Fatal(err)
 	}
 	return tn
@@ -351,17 +351,17 @@ func (f *fleet) publish(ctx context.Context, tn *tenant, beforeSet func(path str
 func (f *fleet) setArtifact(ctx context.Context, tn *tenant, artifact *meta.Artifact) error {
 	return retry(ctx, func(ctx context.Context) error {
 		if tn.source == nil {
-			src, err := artifactserver.CreateSource(ctx, suite.env.Client, sourcev1.GitRepositoryKind, tn.ns, "app", artifact)
+			src, err := artifactserver.CreateSource(ctx, suite.Env.Client, sourcev1.GitRepositoryKind, tn.ns, "app", artifact)
 			if err != nil {
 				return err
 			}
 			tn.source = src
 			return nil
 		}
-		if err := suite.env.Client.Get(ctx, client.ObjectKeyFromObject(tn.source), tn.source); err != nil {
+		if err := suite.Env.Client.Get(ctx, client.ObjectKeyFromObject(tn.source), tn.source); err != nil {
 			return err
 		}
-		return artifactserver.SetArtifact(ctx, suite.env.Client, tn.source, artifact)
+		return artifactserver.SetArtifact(ctx, suite.Env.Client, tn.source, artifact)
 	})
 }
 
@@ -370,10 +370,10 @@ func (f *fleet) flip(ctx context.Context, tn *tenant) error {
 	tn.tag++
 	ref := imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: fmt.Sprintf("1.%d.0", tn.tag)}
 	return retry(ctx, func(ctx context.Context) error {
-		if err := suite.env.Client.Get(ctx, client.ObjectKeyFromObject(tn.policy), tn.policy); err != nil {
+		if err := suite.Env.Client.Get(ctx, client.ObjectKeyFromObject(tn.policy), tn.policy); err != nil {
 			return err
 		}
-		return imagepolicy.SetLatest(ctx, suite.env.Client, tn.policy, ref)
+		return imagepolicy.SetLatest(ctx, suite.Env.Client, tn.policy, ref)
 	})
 }
 
@@ -527,7 +527,7 @@ func (f *fleet) converged(ctx context.Context) (bool, error) {
 }
 
 func tenantConverged(ctx context.Context, tn *tenant, objects int) error {
-	c := suite.env.Client
+	c := suite.Env.Client
 	src := &sourcev1.GitRepository{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: tn.ns, Name: "app"}, src); err != nil {
 		return err

@@ -9,17 +9,11 @@
 package faults
 
 import (
-	"context"
 	"flag"
-	"fmt"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
-
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
 	"github.com/kcl-lang/flux-kcl-controller/internal/harness/splitservices"
 )
 
@@ -30,40 +24,18 @@ var outage = flag.Duration("fault-outage", 3*time.Second, "how long NATS, the ap
 // ackWait runs the opt-in test that waits for the consumer's ack wait.
 var ackWait = flag.Bool("fault-ackwait", false, "also run TestApplierKilledOnTheLastChange (waits minutes for a redelivery)")
 
-// suite is what TestMain started; every test shares it.
-var suite struct {
-	skip string
-	env  *kube.Env
-	// bin holds compiler, resolver, watcher and journaled-applier.
-	bin string
-}
+// suite is what TestMain started; every test shares it (Bin holds compiler, resolver,
+// watcher and journaled-applier).
+var suite splitservices.Tests
 
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if testing.Short() {
-		suite.skip = "-short: the fault tests start an apiserver and the services as processes"
-		os.Exit(m.Run())
-	}
-	os.Exit(run(m))
-}
-
-// run starts the apiserver and builds the split services, the journaled applier in
-// place of the applier.
-func run(m *testing.M) int {
-	ctrllog.SetLogger(logr.Discard())
-	s, err := splitservices.Start(context.Background(), splitservices.Compiler, splitservices.Resolver, splitservices.Watcher, splitservices.JournaledApplier)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "faults:", err)
-		return 1
-	}
-	defer func() { _ = s.Stop() }()
-	suite.env, suite.bin = s.Env, s.Bin
-	return m.Run()
+	os.Exit(splitservices.RunTests(m, &suite, "faults", "-short: the fault tests start an apiserver and the services as processes",
+		splitservices.Compiler, splitservices.Resolver, splitservices.Watcher, splitservices.JournaledApplier))
 }
 
 func skipIfNeeded(t *testing.T) {
 	t.Helper()
-	if suite.skip != "" {
-		t.Skip(suite.skip)
+	if suite.Skip != "" {
+		t.Skip(suite.Skip)
 	}
 }

@@ -60,8 +60,8 @@ func (tn *tenant) key() string { return tn.ns + "/app" }
 // and with s1's applier killed a new revision of every KCLRun is applied in s2 while s1's
 // stay at the old one, until s1's applier is back.
 func TestTwoShardsOnOneNATS(t *testing.T) {
-	if suite.skip != "" {
-		t.Skip(suite.skip)
+	if suite.Skip != "" {
+		t.Skip(suite.Skip)
 	}
 	g := NewWithT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*convergeTimeout)
@@ -175,8 +175,8 @@ func process(t *testing.T, logDir, name, binary string, args []string, ready fun
 		t.Fatal(err)
 	}
 	p := &fault.Process{
-		Name: name, Path: filepath.Join(suite.bin, binary), Args: args,
-		Env: []string{"KUBECONFIG=" + suite.env.Kubeconfig()}, Log: log, Ready: ready,
+		Name: name, Path: filepath.Join(suite.Bin, binary), Args: args,
+		Env: []string{"KUBECONFIG=" + suite.Env.Kubeconfig()}, Log: log, Ready: ready,
 	}
 	t.Cleanup(func() {
 		if p.Running() {
@@ -211,7 +211,7 @@ items = [{
 // newTenant creates a namespace, its source at revision 1 and a KCLRun labelled for shard.
 func newTenant(ctx context.Context, t *testing.T, artifacts *artifactserver.Server, shardName string) *tenant {
 	t.Helper()
-	ns, err := suite.env.CreateNamespace(ctx, "shards-"+shardName)
+	ns, err := suite.Env.CreateNamespace(ctx, "shards-"+shardName)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func newTenant(ctx context.Context, t *testing.T, artifacts *artifactserver.Serv
 			Prune:    true,
 		},
 	}
-	if err := suite.env.Client.Create(ctx, run); err != nil {
+	if err := suite.Env.Client.Create(ctx, run); err != nil {
 		t.Fatal(err)
 	}
 	return tn
@@ -243,13 +243,13 @@ func publish(ctx context.Context, artifacts *artifactserver.Server, tn *tenant) 
 		return err
 	}
 	if tn.source == nil {
-		tn.source, err = artifactserver.CreateSource(ctx, suite.env.Client, sourcev1.GitRepositoryKind, tn.ns, "app", artifact)
+		tn.source, err = artifactserver.CreateSource(ctx, suite.Env.Client, sourcev1.GitRepositoryKind, tn.ns, "app", artifact)
 		return err
 	}
-	if err := suite.env.Client.Get(ctx, client.ObjectKeyFromObject(tn.source), tn.source); err != nil {
+	if err := suite.Env.Client.Get(ctx, client.ObjectKeyFromObject(tn.source), tn.source); err != nil {
 		return err
 	}
-	return artifactserver.SetArtifact(ctx, suite.env.Client, tn.source, artifact)
+	return artifactserver.SetArtifact(ctx, suite.Env.Client, tn.source, artifact)
 }
 
 // waitApplied waits until every KCLRun of sh applied its tenant's latest revision.
@@ -268,7 +268,7 @@ func waitApplied(ctx context.Context, t *testing.T, sh *shard) {
 // appliedAt reports why the tenant's KCLRun is not Ready with revision applied and
 // every ConfigMap at it.
 func appliedAt(ctx context.Context, tn *tenant, rev string) error {
-	c := suite.env.Client
+	c := suite.Env.Client
 	run := &v1alpha1.KCLRun{}
 	if err := c.Get(ctx, client.ObjectKey{Namespace: tn.ns, Name: "app"}, run); err != nil {
 		return err

@@ -57,8 +57,8 @@ type platform struct {
 
 func startPlatform(t *testing.T) *platform {
 	t.Helper()
-	if suite.skip != "" {
-		t.Skip(suite.skip)
+	if suite.Skip != "" {
+		t.Skip(suite.Skip)
 	}
 	p := &platform{t: t}
 	var err error
@@ -128,8 +128,8 @@ func (p *platform) start(ctx context.Context, name string, args []string, ready 
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	proc := &fault.Process{Name: name, Path: filepath.Join(suite.bin, name), Args: args,
-		Env: []string{"KUBECONFIG=" + suite.env.Kubeconfig()}, Log: log, Ready: ready}
+	proc := &fault.Process{Name: name, Path: filepath.Join(suite.Bin, name), Args: args,
+		Env: []string{"KUBECONFIG=" + suite.Env.Kubeconfig()}, Log: log, Ready: ready}
 	p.t.Cleanup(func() {
 		if proc.Running() {
 			_ = proc.Stop(10 * time.Second)
@@ -145,9 +145,9 @@ func (p *platform) start(ctx context.Context, name string, args []string, ready 
 func (p *platform) newTenant(ctx context.Context, prefix string) string {
 	p.t.Helper()
 	g := NewWithT(p.t)
-	ns, err := suite.env.CreateNamespace(ctx, prefix)
+	ns, err := suite.Env.CreateNamespace(ctx, prefix)
 	g.Expect(err).NotTo(HaveOccurred())
-	c := suite.env.Client
+	c := suite.Env.Client
 	g.Expect(c.Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tenantAccount}})).To(Succeed())
 	// A Role of its own: envtest runs no controller-manager to fill the aggregated "admin".
 	g.Expect(c.Create(ctx, &rbacv1.Role{
@@ -169,7 +169,7 @@ func (p *platform) kclRun(ctx context.Context, ns, name string, files map[string
 	revision := fmt.Sprintf("main@sha1:%040d", p.seq.Add(1))
 	a, err := p.artifacts.PublishFiles(artifactserver.ArtifactPath(sourcev1.GitRepositoryKind, ns, name, ""), files, revision)
 	g.Expect(err).NotTo(HaveOccurred())
-	_, err = artifactserver.CreateSource(ctx, suite.env.Client, sourcev1.GitRepositoryKind, ns, name, a)
+	_, err = artifactserver.CreateSource(ctx, suite.Env.Client, sourcev1.GitRepositoryKind, ns, name, a)
 	g.Expect(err).NotTo(HaveOccurred())
 	run := &v1alpha1.KCLRun{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
@@ -183,7 +183,7 @@ func (p *platform) kclRun(ctx context.Context, ns, name string, files map[string
 	if mutate != nil {
 		mutate(run)
 	}
-	g.Expect(suite.env.Client.Create(ctx, run)).To(Succeed())
+	g.Expect(suite.Env.Client.Create(ctx, run)).To(Succeed())
 }
 
 func configMapProgram(name, value string) string {
@@ -192,7 +192,7 @@ func configMapProgram(name, value string) string {
 
 func ready(ctx context.Context, g Gomega, ns, name string) *metav1.Condition {
 	run := &v1alpha1.KCLRun{}
-	g.Expect(suite.env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run)).To(Succeed())
+	g.Expect(suite.Env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, run)).To(Succeed())
 	c := conditions.Get(run, meta.ReadyCondition)
 	g.Expect(c).NotTo(BeNil())
 	return c
@@ -220,7 +220,7 @@ func (p *platform) refused(t *testing.T, ctx context.Context, ns, name, reason s
 		}
 		return false
 	}, "1m", "250ms").Should(BeTrue(), "a warning event %s on %s/%s", reason, ns, name)
-	err := suite.env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "leak"}, &corev1.ConfigMap{})
+	err := suite.Env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "leak"}, &corev1.ConfigMap{})
 	g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "nothing applied for %s/%s", ns, name)
 }
 
@@ -232,9 +232,9 @@ func TestTenancyMatrix(t *testing.T) {
 	g := NewWithT(t)
 
 	quiet := p.newTenant(ctx, "quiet")
-	g.Expect(suite.env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: quiet, Name: "token"},
+	g.Expect(suite.Env.Client.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: quiet, Name: "token"},
 		StringData: map[string]string{"token": marker}})).To(Succeed())
-	_, err := imagepolicy.Create(ctx, suite.env.Client, quiet, "web", imagev1.ImageRef{Name: "ghcr.io/quiet/web", Tag: marker})
+	_, err := imagepolicy.Create(ctx, suite.Env.Client, quiet, "web", imagev1.ImageRef{Name: "ghcr.io/quiet/web", Tag: marker})
 	g.Expect(err).NotTo(HaveOccurred())
 	p.kclRun(ctx, quiet, "app", map[string]string{"main.k": configMapProgram("quiet", "calm")}, nil)
 	// A file of the quiet tenant on the compiler's disk, as its unpacked artifact would be.
@@ -275,9 +275,9 @@ func TestTenancyMatrix(t *testing.T) {
 		revision := fmt.Sprintf("main@sha1:%040d", p.seq.Add(1))
 		a, err := p.artifacts.PublishBytes(artifactserver.ArtifactPath(sourcev1.GitRepositoryKind, ns, "link", ""), buf.Bytes(), revision)
 		g.Expect(err).NotTo(HaveOccurred())
-		_, err = artifactserver.CreateSource(ctx, suite.env.Client, sourcev1.GitRepositoryKind, ns, "link", a)
+		_, err = artifactserver.CreateSource(ctx, suite.Env.Client, sourcev1.GitRepositoryKind, ns, "link", a)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(suite.env.Client.Create(ctx, &v1alpha1.KCLRun{
+		g.Expect(suite.Env.Client.Create(ctx, &v1alpha1.KCLRun{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "link"},
 			Spec: v1alpha1.KCLRunSpec{
 				SourceRef:     v1alpha1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "link"},
@@ -356,11 +356,11 @@ items = [{apiVersion = "v1", kind = "ConfigMap", metadata.name = "leak", data.im
 		// No ServiceAccount "tenant" here: under --default-kubeconfig-service-account the
 		// ConfigMap without serviceAccountName must not fall back to the controller's token.
 		g := NewWithT(t)
-		g.Expect(suite.env.Client.Delete(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tenantAccount}})).To(Succeed())
-		g.Expect(suite.env.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "own"}, Data: map[string]string{
+		g.Expect(suite.Env.Client.Delete(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tenantAccount}})).To(Succeed())
+		g.Expect(suite.Env.Client.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "own"}, Data: map[string]string{
 			meta.KubeConfigKeyProvider: "generic",
-			meta.KubeConfigKeyAddress:  suite.env.Config.Host,
-			meta.KubeConfigKeyCACert:   string(suite.env.Config.CAData),
+			meta.KubeConfigKeyAddress:  suite.Env.Config.Host,
+			meta.KubeConfigKeyCACert:   string(suite.Env.Config.CAData),
 		}})).To(Succeed())
 		p.kclRun(ctx, ns, "app", map[string]string{"main.k": fmt.Sprintf(
 			`items = [{apiVersion = "v1", kind = "ConfigMap", metadata = {name = "leak", namespace = %q}, data.value = "x"}]`+"\n", quiet)},
@@ -368,7 +368,7 @@ items = [{apiVersion = "v1", kind = "ConfigMap", metadata.name = "leak", data.im
 				k.Spec.KubeConfig = &meta.KubeConfigReference{ConfigMapRef: &meta.LocalObjectReference{Name: "own"}}
 			})
 		p.refused(t, ctx, ns, "app", v1alpha1.ReconciliationFailed, "multi-tenant workload identity lockdown")
-		err := suite.env.Client.Get(ctx, client.ObjectKey{Namespace: quiet, Name: "leak"}, &corev1.ConfigMap{})
+		err := suite.Env.Client.Get(ctx, client.ObjectKey{Namespace: quiet, Name: "leak"}, &corev1.ConfigMap{})
 		g.Expect(apierrors.IsNotFound(err)).To(BeTrue(), "nothing applied in the quiet tenant's namespace")
 	})
 

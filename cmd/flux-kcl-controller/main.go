@@ -27,6 +27,7 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
 	"github.com/kcl-lang/flux-kcl-controller/internal/cli"
+	"github.com/kcl-lang/flux-kcl-controller/internal/memorylimit"
 )
 
 func main() {
@@ -57,11 +58,18 @@ func passThrough(name, short string, run func([]string) error) *cobra.Command {
 	}
 }
 
+// allInOneMemoryFallback is all-in-one's soft memory limit outside a limited cgroup.
+const allInOneMemoryFallback = 400 << 20
+
 func runAllInOne(args []string) error {
 	cfg := allinone.DefaultConfig()
 	var logOpts logger.Options
+	// One process holds every service's caches: without a limit the heap grows to twice
+	// the live heap (566 MiB RSS at 10,000 KCLRuns with 226 MiB live).
+	memCfg := memorylimit.DefaultConfig(allInOneMemoryFallback)
 	fs := pflag.NewFlagSet("all-in-one", pflag.ContinueOnError)
 	cfg.BindFlags(fs)
+	memCfg.BindFlags(fs)
 	logOpts.BindFlags(fs)
 	fs.AddGoFlagSet(flag.CommandLine) // --kubeconfig
 	if err := fs.Parse(args); err != nil {
@@ -73,6 +81,9 @@ func runAllInOne(args []string) error {
 
 	log := logger.NewLogger(logOpts)
 	ctrl.SetLogger(log)
+	if err := memCfg.Apply(log); err != nil {
+		return err
+	}
 	restConfig, err := ctrl.GetConfig()
 	if err != nil {
 		return fmt.Errorf("loading kubeconfig: %w", err)

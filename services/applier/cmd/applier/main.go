@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/memorylimit"
 	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
@@ -34,10 +35,15 @@ func run() error {
 	workerCfg.BindFlags(fs)
 	logOpts.BindFlags(fs)
 	natsCfg.BindFlags(fs)
+	memCfg := memorylimit.DefaultConfig(0)
+	memCfg.BindFlags(fs)
 	pflag.Parse()
 
 	log := logger.NewLogger(logOpts)
 	ctrl.SetLogger(log)
+	if err := memCfg.Apply(log); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 

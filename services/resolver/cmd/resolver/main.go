@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/memorylimit"
 	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
 )
 
@@ -17,10 +18,16 @@ func main() {
 	cfg.BindFlags(pflag.CommandLine)
 	var logOpts logger.Options
 	logOpts.BindFlags(pflag.CommandLine)
+	memCfg := memorylimit.DefaultConfig(0)
+	memCfg.BindFlags(pflag.CommandLine)
 	pflag.Parse()
 	log := logger.NewLogger(logOpts)
 
-	svc, err := resolver.New(cfg, resolver.Deps{Logger: log})
+	err := memCfg.Apply(log)
+	var svc *resolver.Service
+	if err == nil {
+		svc, err = resolver.New(cfg, resolver.Deps{Logger: log})
+	}
 	if err == nil {
 		err = svc.Run(ctrl.SetupSignalHandler())
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/memorylimit"
 	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/services/watcher"
 )
@@ -23,11 +24,17 @@ func main() {
 	cfg.BindFlags(pflag.CommandLine)
 	natsCfg.BindFlags(pflag.CommandLine)
 	logOpts.BindFlags(pflag.CommandLine)
+	memCfg := memorylimit.DefaultConfig(0)
+	memCfg.BindFlags(pflag.CommandLine)
 	pflag.CommandLine.AddGoFlagSet(flag.CommandLine) // --kubeconfig
 	pflag.Parse()
 
 	log := logger.NewLogger(logOpts)
 	ctrl.SetLogger(log)
+	if err := memCfg.Apply(log); err != nil {
+		log.Error(err, "watcher failed")
+		os.Exit(1)
+	}
 	if err := run(ctrl.SetupSignalHandler(), cfg, natsCfg); err != nil {
 		log.Error(err, "watcher failed")
 		os.Exit(1)

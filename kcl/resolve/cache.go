@@ -5,8 +5,10 @@ import (
 	"encoding/binary"
 	"hash"
 	"io"
+	"runtime"
 	"sync"
 	"unsafe"
+	"weak"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
@@ -134,13 +136,34 @@ func cachePut(key string, pi *pkgInfo) {
 // only on the modules; -O specs are Program.MainVariant). The diagnostics of
 // such a program are those of its first check and are reused whole.
 
+// An entry lives as long as the main package's modules do, and no longer:
+// it holds them weakly, so it follows the main parse cache's evictions (a
+// tenant program evicted there is parsed again into new modules, at new
+// addresses, whose key never meets the old entry). Holding them strongly, the
+// entries kept up to maxCachedPrograms programs' ASTs alive past that cache's
+// bound (25 MiB of the heap at 10,000 KCLRuns), all of them unreachable by
+// key. The imported packages' modules are held strongly: they are the shared
+// parse cache's, which every entry shares.
 const maxCachedPrograms = 1024
 
 type programEntry struct {
 	diags []*Diagnostic
-	// modules keeps the keyed modules alive: a key holds their addresses,
-	// which must not be reused by other modules while the entry exists.
-	modules []*syntax.Module
+	// main are the main package's modules, weakly: while every one is
+	// alive, no other module has its address, and the key stands for them.
+	main []weak.Pointer[syntax.Module]
+	// imported keeps the imported modules alive, whose addresses the
+	// key holds too.
+	imported []*syntax.Module
+}
+
+// alive says whether every main module of the entry is still in memory.
+func (e *programEntry) alive() bool {
+	for _, w := range e.main {
+		if w.Value() == nil {
+			return false
+		}
+	}
+	return true
 }
 
 var programCache = struct {
@@ -190,6 +213,12 @@ func programCacheGet(key string) ([]*Diagnostic, bool) {
 	if !ok {
 		return nil, false
 	}
+	if !e.alive() {
+		// A module was collected before its cleanup ran: its address may
+		// already be another module's.
+		delete(programCache.m, key)
+		return nil, false
+	}
 	return append([]*Diagnostic(nil), e.diags...), true
 }
 
@@ -200,7 +229,11 @@ func programCachePut(key string, prog *Program, diags []*Diagnostic) {
 	e := &programEntry{diags: append([]*Diagnostic(nil), diags...)}
 	for _, p := range prog.Packages {
 		for _, f := range p.Files {
-			e.modules = append(e.modules, f.Module)
+			if p == prog.Main {
+				e.main = append(e.main, weak.Make(f.Module))
+			} else {
+				e.imported = append(e.imported, f.Module)
+			}
 		}
 	}
 	programCache.Lock()
@@ -209,4 +242,28 @@ func programCachePut(key string, prog *Program, diags []*Diagnostic) {
 		programCache.m = map[string]*programEntry{}
 	}
 	programCache.m[key] = e
+	for _, f := range prog.Main.Files {
+		runtime.AddCleanup(f.Module, dropProgram, programKey{key, e})
+	}
+}
+
+type programKey struct {
+	key   string
+	entry *programEntry
+}
+
+// dropProgram forgets an entry once one of its main modules is collected.
+func dropProgram(k programKey) {
+	programCache.Lock()
+	defer programCache.Unlock()
+	if programCache.m[k.key] == k.entry {
+		delete(programCache.m, k.key)
+	}
+}
+
+// programCacheLen is the number of cached program checks (tests).
+func programCacheLen() int {
+	programCache.Lock()
+	defer programCache.Unlock()
+	return len(programCache.m)
 }

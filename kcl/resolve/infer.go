@@ -475,6 +475,10 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 				}
 			}
 			want := r.fromSyntax(r.pkg, s.Ty, 0)
+			if want.kind != tSchema {
+				pos := t.Pos()
+				r.ctxCheck(want, s.Value, &pos, 0)
+			}
 			r.mustAssign(got, want, t.Pos(), nil)
 			if r.varTypes[name] == nil && !want.isAny() {
 				r.varTypes[name] = want
@@ -485,8 +489,8 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 		// fit that type, as in the official resolver.
 		if want := r.varTypes[name]; want != nil {
 			pos := t.Pos()
-			if cfg, ok := s.Value.(*syntax.ConfigExpr); ok && want.kind == tDict {
-				r.dictEntriesAt(want, cfg, nil, &pos, 0)
+			if want.kind != tSchema {
+				r.ctxCheck(want, s.Value, &pos, 0)
 			} else if cfg := unionedConfig(s.Value); cfg != nil && want.kind == tSchema {
 				// The global's schema type is the context of the literal:
 				// its keys must be the schema's.
@@ -635,6 +639,26 @@ func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
 					for n, a := range vt.attrs {
 						attrs[n] = a
 					}
+				case tSchema:
+					ks = append(ks, strT)
+					vs = append(vs, r.indexValueType(vt.schema))
+					return false // its attributes are not followed here
+				case tUnion:
+					// A union of configs (`**(a if c else b)`) adds the sup
+					// of its members' keys and of their values, no attrs.
+					var uks, uvs []*typ
+					for _, m := range vt.elems {
+						switch m.kind {
+						case tDict:
+							uks, uvs = append(uks, m.key), append(uvs, m.elem)
+						case tSchema:
+							uks, uvs = append(uks, strT), append(uvs, r.indexValueType(m.schema))
+						default:
+							return false
+						}
+					}
+					ks = append(ks, union(uks))
+					vs = append(vs, union(uvs))
 				default:
 					return false
 				}

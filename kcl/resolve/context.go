@@ -1,0 +1,224 @@
+package resolve
+
+import (
+	"sort"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// The official resolver walks the value of an assignment to a typed target
+// with that type as its "config expression context": every config literal
+// met on the way (through parentheses, both branches of `if`, both operands
+// of any operator, list items, comprehensions and their iterables) has its
+// keyed entries checked against the context's type for that key, and the
+// context follows the key into the entry's value. A context of any other
+// type than a dict, list, schema or union of those checks nothing below.
+// ctxCheck is that walk, over the expressions it can follow; at is the
+// position of the assignment's target ("variable is defined here").
+
+// memberType is the context below key name of want (the official
+// find_schema_attr_obj_from_schema_expr_stack); nil when there is none.
+func (r *resolver) memberType(want *typ, name string) *typ {
+	if want == nil || name == "" {
+		return nil
+	}
+	switch want.kind {
+	case tList, tDict:
+		return want.elem
+	case tSchema:
+		if want.schema.hasAttr(name) {
+			t, _ := r.attrType(want.schema, name)
+			return t
+		}
+		if want.schema.stmt != nil && want.schema.stmt.IndexSignature != nil {
+			return r.indexValueType(want.schema)
+		}
+		return nil
+	case tUnion:
+		var ts []*typ
+		for _, m := range want.elems {
+			switch m.kind {
+			case tDict:
+				ts = append(ts, m.elem)
+			case tSchema:
+				if m.schema.hasAttr(name) {
+					t, _ := r.attrType(m.schema, name)
+					ts = append(ts, t)
+				} else if m.schema.stmt != nil && m.schema.stmt.IndexSignature != nil {
+					ts = append(ts, r.indexValueType(m.schema))
+				}
+			}
+		}
+		return union(ts)
+	}
+	return nil
+}
+
+// ctxCheck walks e under the context type want.
+func (r *resolver) ctxCheck(want *typ, e syntax.Expr, at *syntax.Position, depth int) {
+	if depth > 100 || want.isAny() || e == nil {
+		return
+	}
+	switch want.kind {
+	case tList, tDict, tSchema, tUnion:
+	default:
+		return
+	}
+	switch e := e.(type) {
+	case *syntax.ParenExpr:
+		r.ctxCheck(want, e.Expr, at, depth+1)
+	case *syntax.IfExpr:
+		r.ctxCheck(want, e.Body, at, depth+1)
+		r.ctxCheck(want, e.Orelse, at, depth+1)
+	case *syntax.BinaryExpr:
+		r.ctxCheck(want, e.Left, at, depth+1)
+		r.ctxCheck(want, e.Right, at, depth+1)
+	case *syntax.ConfigExpr:
+		r.ctxConfig(want, e.Items, at, depth+1)
+	case *syntax.ListExpr:
+		m := r.memberType(want, "[]")
+		for _, el := range e.Elts {
+			r.ctxListItem(m, el, at, depth+1)
+		}
+	case *syntax.ListComp:
+		m := r.memberType(want, "[]")
+		r.withScope(func(sc *scope) {
+			r.ctxGenerators(m, e.Generators, sc, at, depth+1)
+			r.ctxCheck(m, e.Elt, at, depth+1)
+		})
+	case *syntax.DictComp:
+		if e.Entry == nil {
+			return
+		}
+		r.withScope(func(sc *scope) {
+			r.ctxGenerators(want, e.Generators, sc, at, depth+1)
+			m := want
+			if names := ctxKeyNames(e.Entry.Key); names != nil {
+				for _, n := range names {
+					m = r.memberType(m, n)
+				}
+			}
+			r.ctxCheck(m, e.Entry.Value, at, depth+1)
+		})
+	}
+}
+
+// ctxGenerators declares a comprehension's loop variables while walking
+// their iterables under want, as the official walk_comp_clause does.
+func (r *resolver) ctxGenerators(want *typ, gens []*syntax.CompClause, sc *scope, at *syntax.Position, depth int) {
+	for _, g := range gens {
+		if g != nil {
+			r.ctxCheck(want, g.Iter, at, depth)
+		}
+	}
+	r.compTargets(gens, sc)
+}
+
+func (r *resolver) ctxListItem(want *typ, el syntax.Expr, at *syntax.Position, depth int) {
+	switch el := el.(type) {
+	case *syntax.StarredExpr:
+		r.ctxCheck(want, el.Value, at, depth)
+	case *syntax.ListIfItemExpr:
+		for _, x := range el.Exprs {
+			r.ctxListItem(want, x, at, depth+1)
+		}
+		r.ctxCheck(want, el.Orelse, at, depth+1)
+	default:
+		r.ctxCheck(want, el, at, depth)
+	}
+}
+
+// ctxKeyNames are the names a config key switches the context by; nil for
+// a key that leaves it unchanged.
+func ctxKeyNames(k syntax.Expr) []string {
+	switch k := k.(type) {
+	case *syntax.Identifier:
+		names := make([]string, len(k.Names))
+		for i, n := range k.Names {
+			names[i] = n.Value
+		}
+		return names
+	case *syntax.StringLit:
+		return []string{k.Value}
+	case *syntax.JoinedString:
+		return []string{""}
+	}
+	return nil
+}
+
+// ctxConfig checks a config literal's entries under want.
+func (r *resolver) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.Position, depth int) {
+	if depth > 100 {
+		return
+	}
+	if want.kind == tSchema {
+		// A schema context is the schema's own config check.
+		r.configTypes(want.schema, items, nil, depth)
+		return
+	}
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		if it.Key == nil {
+			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+				for n := 0; ie != nil && n < 1000; n++ {
+					r.ctxConfig(want, ie.Items, at, depth+1)
+					switch o := ie.Orelse.(type) {
+					case *syntax.ConfigIfEntryExpr:
+						ie = o
+						continue
+					case *syntax.ConfigExpr:
+						r.ctxConfig(want, o.Items, at, depth+1)
+					}
+					ie = nil
+				}
+				continue
+			}
+			// `**value`: its literal keys are checked as entries.
+			r.ctxCheck(want, it.Value, at, depth+1)
+			vt := r.exprType(it.Value, 0)
+			if vt.kind != tDict {
+				continue
+			}
+			names := make([]string, 0, len(vt.attrs))
+			for n := range vt.attrs {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				if m := r.memberType(want, n); !m.isAny() {
+					r.mustAssignAt(vt.attrs[n], m, it.Value.Pos(), at)
+				}
+			}
+			continue
+		}
+		if _, ok := it.Key.(*syntax.Subscript); ok {
+			continue
+		}
+		names := ctxKeyNames(it.Key)
+		if names == nil {
+			r.ctxCheck(want, it.Value, at, depth+1)
+			continue
+		}
+		m := want
+		for _, n := range names {
+			m = r.memberType(m, n)
+		}
+		r.ctxCheck(m, it.Value, at, depth+1)
+		if m.isAny() {
+			continue
+		}
+		if _, ok := it.Key.(*syntax.JoinedString); ok {
+			continue
+		}
+		vt := r.exprType(it.Value, 0)
+		for i := 1; i < len(names); i++ {
+			if vt.isAny() {
+				break
+			}
+			vt = &typ{kind: tDict, key: strT, elem: vt}
+		}
+		r.mustAssignAt(vt, m, it.Key.Pos(), at)
+	}
+}

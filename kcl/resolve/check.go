@@ -769,11 +769,8 @@ func (r *resolver) generators(gens []*syntax.CompClause, sc *scope) {
 		r.expr(g.Iter)
 		r.iterable(g.Iter)
 		r.loopVariables(g.Targets, true)
-		for _, t := range g.Targets {
-			if t != nil && len(t.Names) > 0 {
-				sc.define(t.Names[0].Value)
-			}
-		}
+		// Typed as they iterate, for the clause's own ifs and the body.
+		r.compClauseTargets(g, sc)
 		r.exprs(g.Ifs)
 	}
 }

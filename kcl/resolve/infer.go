@@ -883,35 +883,65 @@ var strMethodResults = map[string]*typ{
 func (r *resolver) compTargets(gens []*syntax.CompClause, sc *scope) {
 	sc.loop = true
 	for _, g := range gens {
-		if g == nil {
+		r.compClauseTargets(g, sc)
+	}
+}
+
+// compClauseTargets declares and types the loop variables of one clause.
+func (r *resolver) compClauseTargets(g *syntax.CompClause, sc *scope) {
+	if g == nil {
+		return
+	}
+	// As the official do_loop_type_check: each member of a union
+	// iterable adds its key (and value) types to the variables'.
+	it := r.exprType(g.Iter, 0)
+	members := []*typ{it}
+	if it.kind == tUnion {
+		members = it.elems
+	}
+	var first, second *typ
+	add := func(prev, t *typ) *typ {
+		if prev == nil {
+			return t
+		}
+		return union([]*typ{t, prev})
+	}
+	two := len(g.Targets) == 2
+	for _, m := range members {
+		switch {
+		case m.isAny():
+			first, second = anyT, anyT
+		case m.kind == tList && two:
+			first, second = add(first, intT), add(second, m.elem)
+		case m.kind == tList:
+			first = add(first, m.elem)
+		case m.kind == tDict:
+			first, second = add(first, m.key), add(second, m.elem)
+		case m.kind == tSchema:
+			first, second = add(first, strT), add(second, r.indexValueType(m.schema))
+		case m.isStrKind() && two:
+			first, second = add(first, intT), add(second, strT)
+		case m.isStrKind():
+			first = add(first, strT)
+		}
+	}
+	var ts []*typ
+	for _, t := range []*typ{first, second} {
+		if t == nil {
+			t = anyT
+		}
+		ts = append(ts, widen(t))
+	}
+	for i, t := range g.Targets {
+		if t == nil || len(t.Names) == 0 {
 			continue
 		}
-		var ts []*typ
-		if it := r.exprType(g.Iter, 0); len(g.Targets) == 1 {
-			switch {
-			case it.kind == tList:
-				ts = []*typ{widen(it.elem)}
-			case it.isStrKind():
-				ts = []*typ{strT}
-			case it.kind == tDict:
-				ts = []*typ{widen(it.key)}
+		sc.define(t.Names[0].Value)
+		if i < len(ts) && !ts[i].isAny() {
+			if sc.types == nil {
+				sc.types = map[string]*typ{}
 			}
-		} else if len(g.Targets) == 2 && it.kind == tDict {
-			ts = []*typ{widen(it.key), widen(it.elem)}
-		} else if len(g.Targets) == 2 && it.kind == tList {
-			ts = []*typ{intT, widen(it.elem)}
-		}
-		for i, t := range g.Targets {
-			if t == nil || len(t.Names) == 0 {
-				continue
-			}
-			sc.define(t.Names[0].Value)
-			if i < len(ts) && !ts[i].isAny() {
-				if sc.types == nil {
-					sc.types = map[string]*typ{}
-				}
-				sc.types[t.Names[0].Value] = ts[i]
-			}
+			sc.types[t.Names[0].Value] = ts[i]
 		}
 	}
 }

@@ -88,11 +88,10 @@ func (in *Interp) tryConvert(e *env, v value.Value, ty syntax.Type, convert bool
 			_, ok := v.(value.Bool)
 			return v, ok, nil
 		case syntax.TypeInt:
-			switch v.(type) {
-			case value.Int, value.Unit:
-				return v, true, nil
-			}
-			return v, false, nil
+			// A unit value (1G) is a number_multiplier, no int: the
+			// runtime refuses it where int is declared.
+			_, ok := v.(value.Int)
+			return v, ok, nil
 		case syntax.TypeFloat:
 			switch x := v.(type) {
 			case value.Float:
@@ -100,8 +99,6 @@ func (in *Interp) tryConvert(e *env, v value.Value, ty syntax.Type, convert bool
 			case value.Int:
 				// int is accepted where float is declared and printed as is.
 				_ = x
-				return v, true, nil
-			case value.Unit:
 				return v, true, nil
 			}
 			return v, false, nil

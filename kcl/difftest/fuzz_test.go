@@ -107,7 +107,10 @@ func official(srv *oracle.Server, dir string, args []gen.Arg) (answer, error) {
 		d := oracle.ParseError(r.Error)
 		return answer{kind: d.Kind, msg: d.Message}, nil
 	}
-	return answer{ok: true, yaml: strings.TrimSuffix(r.YAML, "\n"), log: r.Log}, nil
+	// The engine's yamlResult is the document without its final newline
+	// (`kcl run` prints it with one): trimmed once more, a document ending
+	// in a string of newlines would lose one of its own.
+	return answer{ok: true, yaml: r.YAML, log: r.Log}, nil
 }
 
 // divergence classifies how two answers differ; "" when they agree.

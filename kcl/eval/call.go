@@ -81,6 +81,11 @@ func (in *Interp) evalCall(e *env, x *syntax.CallExpr) (value.Value, error) {
 		if errors.As(err, &ae) && ae.args != nil {
 			return nil, in.argumentError(x, ae.args)
 		}
+		if errors.As(err, &ae) && ae.atCall {
+			moved := *ae
+			moved.atCall, moved.Pos = false, lineOnly(x.Pos())
+			return nil, &moved
+		}
 		var me *Error
 		if errors.As(err, &me) && me.Kind == KindCompile && strings.HasPrefix(me.Msg, "expected ") && strings.Contains(me.Msg, "positional argument") {
 			// Missing arguments are reported at the call.
@@ -98,7 +103,7 @@ func (in *Interp) evalCall(e *env, x *syntax.CallExpr) (value.Value, error) {
 // definition environment and converting typed parameters.
 // A parameter with no argument and no default is an error, or None when
 // missingNone (a schema instantiated by a type conversion, as in 0.12.1).
-func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value.Value, kwargs []value.KV, pos syntax.Position, missingNone bool) (map[string]value.Value, error) {
+func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value.Value, kwargs []value.KV, pos syntax.Position, missingNone, lambda bool) (map[string]value.Value, error) {
 	vars := make(map[string]value.Value, len(params.Args))
 	for _, kw := range kwargs {
 		known := false
@@ -143,6 +148,12 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 		}
 		if i < len(params.TyList) && params.TyList[i] != nil {
 			cv, err := in.convertType(defEnv, v, params.TyList[i], lineOnly(pos))
+			var ae *Error
+			if lambda && errors.As(err, &ae) {
+				moved := *ae
+				moved.atCall = true
+				return nil, &moved
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -176,7 +187,7 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	vars := map[string]value.Value{}
 	if x.Args != nil {
 		var err error
-		vars, err = in.bindParams(lf.env, x.Args, args, kwargs, x.Pos(), false)
+		vars, err = in.bindParams(lf.env, x.Args, args, kwargs, x.Pos(), false, true)
 		if err != nil {
 			return nil, err
 		}

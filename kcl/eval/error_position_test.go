@@ -31,6 +31,10 @@ func TestRuntimeErrorPositions(t *testing.T) {
 		{"check re-run by a union in a schema body",
 			"schema Config:\n    age?: int\n    check:\n        age > 0 if age\n\n_config = Config {\n    age: 18\n}\nschema W:\n    c: Config = _config | {age = -1}\n\nw = W {}\n",
 			"EvaluationError main.k:10:1 Instance check failed"},
+		// A lambda argument of the wrong type: the line of the call.
+		{"lambda argument of the wrong type",
+			"f = lambda x: int -> int {\n    x\n}\ng = lambda y {\n    f(y)\n}\na = g(sum([3]) if False else \"s\")\n",
+			"EvaluationError main.k:5 expect int, got str"},
 	})
 }
 

@@ -36,6 +36,9 @@ type Error struct {
 	Also []*Error
 	// Detail is the message runtime.catch() returns, when it differs from Msg.
 	Detail string
+	// atCall marks a lambda argument of the wrong type: the runtime reports
+	// it at the line of the call, not of the lambda.
+	atCall bool
 	// args describes an argument count or keyword mismatch, which the call
 	// site words with the callee's name and the argument's position.
 	args *argMismatch

@@ -30,7 +30,7 @@ func (in *Interp) runChecks(def *schemaDef, f *schemaFrame, args []value.Value, 
 		}
 		ce := &env{file: d.env.file, pkg: d.env.pkg, schema: f}
 		if params != nil {
-			vars, err := in.bindParams(d.env, params, args, kwargs, pos, f.converted)
+			vars, err := in.bindParams(d.env, params, args, kwargs, pos, f.converted, false)
 			if err != nil {
 				return err
 			}

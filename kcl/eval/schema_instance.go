@@ -171,7 +171,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	addBody := func(d *schemaDef, body []syntax.Stmt, params *syntax.Arguments) error {
 		be := &env{file: d.env.file, pkg: d.env.pkg, schema: f}
 		if params != nil {
-			vars, err := in.bindParams(d.env, params, args, kwargs, pos, f.converted)
+			vars, err := in.bindParams(d.env, params, args, kwargs, pos, f.converted, false)
 			if err != nil {
 				return err
 			}

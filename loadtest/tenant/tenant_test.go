@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -32,5 +33,29 @@ func TestTwinRendersTheSameObjectsInItsOwnNamespace(t *testing.T) {
 func TestProgramsDifferAcrossTenants(t *testing.T) {
 	if (Tenant{Index: 1, Side: KCL}).Program("r1", "1.0.0") == (Tenant{Index: 2, Side: KCL}).Program("r1", "1.0.0") {
 		t.Error("two tenants share a program; compiles would hit the cache")
+	}
+}
+
+// BenchmarkCompilerLiveHeap renders 2,000 distinct tenant programs, as the compiler does
+// in a first sync, and reports the live heap left afterwards per program: what the KCL
+// engine's caches keep (go test ./loadtest/tenant -run ^$ -bench CompilerLiveHeap).
+func BenchmarkCompilerLiveHeap(b *testing.B) {
+	const n = 2000
+	ctx := context.Background()
+	liveHeap := func() uint64 {
+		runtime.GC()
+		runtime.GC() // cleanups queued by the first run before the second
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return ms.HeapAlloc
+	}
+	for range b.N {
+		before := liveHeap()
+		for i := range n {
+			if _, err := Render(ctx, Tenant{Index: i, Side: KCL}.Program("r1", "1.0.0")); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(liveHeap()-before)/n, "live-B/program")
 	}
 }

@@ -639,10 +639,6 @@ func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
 					for n, a := range vt.attrs {
 						attrs[n] = a
 					}
-				case tSchema:
-					ks = append(ks, strT)
-					vs = append(vs, r.indexValueType(vt.schema))
-					return false // its attributes are not followed here
 				case tUnion:
 					// A union of configs (`**(a if c else b)`) adds the sup
 					// of its members' keys and of their values, no attrs.

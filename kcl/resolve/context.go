@@ -212,13 +212,12 @@ func (r *resolver) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.
 		if _, ok := it.Key.(*syntax.JoinedString); ok {
 			continue
 		}
-		vt := r.exprType(it.Value, 0)
-		for i := 1; i < len(names); i++ {
-			if vt.isAny() {
-				break
-			}
-			vt = &typ{kind: tDict, key: strT, elem: vt}
+		// The parser nests a dotted key `a.b = v` as `a: {b = v}`: the
+		// first report is v against the type below b, at b.
+		pos := it.Key.Pos()
+		if id, ok := it.Key.(*syntax.Identifier); ok && len(id.Names) > 1 {
+			pos = id.Names[len(id.Names)-1].Pos()
 		}
-		r.mustAssignAt(vt, m, it.Key.Pos(), at)
+		r.mustAssignAt(r.exprType(it.Value, 0), m, pos, at)
 	}
 }

@@ -246,12 +246,11 @@ func checkParams(a *syntax.Arguments) error {
 	return nil
 }
 
-// checkIndexSignature applies the official checker's rules to a schema's own
-// attributes: each type must meet the index signature's value type, and the
-// signature's key name must not be an attribute.
+// checkIndexSignature reports a schema attribute named as the index
+// signature's key (an attribute's type against the signature's value type is
+// the static pass's, kcl/resolve).
 func checkIndexSignature(s *syntax.SchemaStmt) error {
 	sig := s.IndexSignature
-	valueTy := syntax.TypeString(sig.ValueTy)
 	for _, st := range s.Body {
 		a, ok := st.(*syntax.SchemaAttr)
 		if !ok {
@@ -260,32 +259,6 @@ func checkIndexSignature(s *syntax.SchemaStmt) error {
 		if sig.KeyName != nil && sig.KeyName.Value == a.Name.Value {
 			return errorAt(sig.Pos(), KindIndexSignature, "index signature attribute name '%s' cannot have the same name as schema attributes", a.Name.Value)
 		}
-		if sig.AnyOther || a.Ty == nil || sig.ValueTy == nil || valueTy == "any" {
-			continue
-		}
-		attrTy := syntax.TypeString(a.Ty)
-		if attrTy == valueTy {
-			continue
-		}
-		if u, ok := sig.ValueTy.(*syntax.UnionType); ok {
-			fits := false
-			for _, el := range u.TypeElements {
-				if syntax.TypeString(el) == attrTy {
-					fits = true
-				}
-			}
-			if fits {
-				continue
-			}
-		}
-		if _, basic := a.Ty.(*syntax.BasicType); !basic {
-			continue // only clear mismatches of basic types are rejected here
-		}
-		if _, basic := sig.ValueTy.(*syntax.BasicType); !basic {
-			continue
-		}
-		keyTy := syntax.TypeString(sig.KeyTy)
-		return errorAt(a.Pos(), KindIndexSignature, "the type '%s' of schema attribute '%s' does not meet the index signature definition [%s]: %s", attrTy, a.Name.Value, keyTy, valueTy)
 	}
 	return nil
 }

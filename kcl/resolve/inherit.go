@@ -9,6 +9,7 @@ import (
 // Error kinds of inheritance.
 const (
 	KindIllegalInherit = "IllegalInheritError"
+	KindIndexSignature = "IndexSignatureError"
 	KindName           = "NameError"
 )
 
@@ -101,6 +102,7 @@ func (r *resolver) checkSchemaTypes(p *Package) {
 		if si.parent != nil {
 			r.fieldChanges(pi, si)
 		}
+		r.indexSignatureFits(pi, si)
 		for _, m := range st.Mixins {
 			if m == nil || len(m.Names) == 0 {
 				continue
@@ -231,6 +233,33 @@ func (r *resolver) decorators(decs []*syntax.CallExpr) {
 		case "deprecated", "info":
 		default:
 			r.report(KindCompile, d.Pos(), "UnKnown decorator %s", id.Names[0].Value)
+		}
+	}
+}
+
+// indexSignatureFits reports an attribute of a schema whose type its own
+// index signature's value type does not admit, as the official global pass.
+func (r *resolver) indexSignatureFits(pi *pkgInfo, si *schemaInfo) {
+	sig := si.stmt.IndexSignature
+	if sig == nil || sig.AnyOther || sig.ValueTy == nil {
+		return
+	}
+	val := r.fromSyntax(pi, sig.ValueTy, 0)
+	if val.isAny() {
+		return
+	}
+	name := "["
+	if sig.KeyName != nil {
+		name += sig.KeyName.Value + ": "
+	}
+	sigText := name + r.fromSyntax(pi, sig.KeyTy, 0).String() + "]: " + val.String()
+	for _, b := range si.stmt.Body {
+		a, ok := b.(*syntax.SchemaAttr)
+		if !ok || a.Name == nil || a.Ty == nil {
+			continue
+		}
+		if t := r.fromSyntax(pi, a.Ty, 0); !t.isAny() && !narrower(t, val, 0) {
+			r.report(KindIndexSignature, a.Pos(), "the type '%s' of schema attribute '%s' does not meet the index signature definition %s", t, a.Name.Value, sigText)
 		}
 	}
 }

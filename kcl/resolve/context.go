@@ -178,6 +178,17 @@ func (r *resolver) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.
 			// `**value`: its literal keys are checked as entries.
 			r.ctxCheck(want, it.Value, at, depth+1)
 			vt := r.exprType(it.Value, 0)
+			if vt.kind == tSchema && vt.instance {
+				// An instance's own attributes (not its bases'), each at
+				// its declared type.
+				for _, name := range vt.schema.attrNames() {
+					t, decl := r.attrType(vt.schema, name)
+					if m := r.memberType(want, name); decl != nil && !m.isAny() && !t.isAny() {
+						r.mustAssignAt(t, m, it.Value.Pos(), at)
+					}
+				}
+				continue
+			}
 			if vt.kind != tDict {
 				continue
 			}

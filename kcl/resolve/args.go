@@ -105,6 +105,11 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 		}
 		r.schemaValue(want, v)
 		pos := p.pos
+		if want.kind != tSchema {
+			// The context of an argument starts at the argument.
+			vp := v.Pos()
+			r.ctxCheck(want, v, &vp, 0)
+		}
 		r.mustAssignAt(r.exprType(v, 0), want, v.Pos(), &pos)
 	}
 	for i, a := range args {

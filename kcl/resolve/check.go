@@ -721,6 +721,21 @@ func (r *resolver) expr(e syntax.Expr) {
 				if es, ok := e.Body[n-1].(*syntax.ExprStmt); ok && len(es.Exprs) == 1 {
 					r.schemaValue(r.fromSyntax(r.pkg, e.ReturnTy, 0), es.Exprs[0])
 				}
+				if es, ok := e.Body[n-1].(*syntax.ExprStmt); ok && len(es.Exprs) > 0 {
+					// The result must fit the return type (the official
+					// upgrade_type_for_expr), its config literals checked
+					// under it.
+					v := es.Exprs[len(es.Exprs)-1]
+					want := r.fromSyntax(r.pkg, e.ReturnTy, 0)
+					if !want.isAny() {
+						if want.kind != tSchema {
+							vp := v.Pos()
+							r.ctxCheck(want, v, &vp, 0)
+						}
+						tp := e.ReturnTy.Pos()
+						r.mustAssignAt(r.exprType(v, 0), want, v.Pos(), &tp)
+					}
+				}
 			}
 		})
 	case *syntax.Subscript:

@@ -508,6 +508,10 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 		if decl == nil || want.isAny() {
 			return
 		}
+		if want.kind != tSchema {
+			pos := t.Pos()
+			r.ctxCheck(want, s.Value, &pos, 0)
+		}
 		r.mustAssign(r.exprType(s.Value, 0), want, t.Pos(), nil)
 	}
 }

@@ -624,13 +624,11 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.loopVariables(e.Variables, false)
 		r.withScope(func(sc *scope) {
 			sc.loop = true
-			for _, v := range e.Variables {
-				if v != nil && len(v.Names) > 0 {
-					sc.define(v.Names[0].Value)
-				}
-			}
-			r.expr(e.Test)
+			// Typed as they iterate, as a comprehension's (the official
+			// walk_quant_expr runs do_loop_type_check).
+			r.compClauseTargets(&syntax.CompClause{Targets: e.Variables, Iter: e.Target}, sc)
 			r.expr(e.IfCond)
+			r.expr(e.Test)
 		})
 	case *syntax.ListExpr:
 		r.exprs(e.Elts)

@@ -7,6 +7,9 @@ import (
 )
 
 type resolver struct {
+	// typeAt, when set, is where an undefined name of the type being
+	// walked is reported (see annotation).
+	typeAt  *syntax.Position
 	prog    *Program
 	infos   map[string]*pkgInfo // by package path
 	visited map[*Package]bool
@@ -261,7 +264,7 @@ func (r *resolver) stmt(s syntax.Stmt) {
 				}
 			}
 		}
-		r.typ(s.Ty)
+		r.annotation(s.Ty)
 		r.expr(s.Value)
 		r.assignTypes(s)
 	case *syntax.AugAssignStmt:
@@ -292,7 +295,7 @@ func (r *resolver) stmt(s syntax.Stmt) {
 		r.stmts(s.Body)
 		r.stmts(s.Orelse)
 	case *syntax.SchemaAttr:
-		r.typ(s.Ty)
+		r.annotation(s.Ty)
 		r.expr(s.Value)
 		if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
 			if si := r.schemaOf(r.pkg, s.Ty); si != nil {
@@ -414,7 +417,7 @@ func (r *resolver) arguments(args *syntax.Arguments, sc *scope) {
 	}
 	for i, a := range args.Args {
 		if i < len(args.TyList) {
-			r.typ(args.TyList[i])
+			r.annotation(args.TyList[i])
 		}
 		if i < len(args.Defaults) {
 			r.expr(args.Defaults[i])
@@ -448,6 +451,22 @@ func (r *resolver) typ(t syntax.Type) {
 	}
 }
 
+// annotation checks a type annotation. The official resolver reports an
+// undefined name in one first at the annotation's start, then again at the
+// name when it walks the type: `x: [Nope]` is reported at `[`, then at Nope.
+func (r *resolver) annotation(t syntax.Type) {
+	if t == nil {
+		return
+	}
+	if _, bare := t.(*syntax.NamedType); !bare {
+		p := t.Pos()
+		r.typeAt = &p
+		r.typ(t)
+		r.typeAt = nil
+	}
+	r.typ(t)
+}
+
 // typeName checks the name of a schema or type alias used as a type.
 func (r *resolver) typeName(id *syntax.Identifier) {
 	if len(id.Names) == 0 {
@@ -458,7 +477,11 @@ func (r *resolver) typeName(id *syntax.Identifier) {
 		if r.pkg.globals[first] != nil || builtinSet[first] || r.localHas(first) {
 			return
 		}
-		r.undefined(id.Names[0].Value, id.Pos())
+		pos := id.Pos()
+		if r.typeAt != nil {
+			pos = *r.typeAt
+		}
+		r.undefined(id.Names[0].Value, pos)
 		return
 	}
 	// A qualified type: the member must exist in a user module.

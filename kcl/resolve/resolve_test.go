@@ -118,3 +118,26 @@ func TestResolve(t *testing.T) {
 		}
 	}
 }
+
+// An undefined name in an annotation is reported first at the annotation's
+// start, then at the name, as kcl run 0.12.1 does.
+func TestUndefinedNameInAnnotationAtItsStart(t *testing.T) {
+	for _, c := range []struct {
+		src       string
+		col, next int
+	}{
+		{"x: [Nope] = []\n", 4, 5},
+		{"x: int | Nope = 1\n", 4, 10},
+		{"f = lambda a: int | Nope { a }\n", 15, 21},
+	} {
+		_, err := run(t, c.src)
+		var ke *kcl.Error
+		if !errors.As(err, &ke) {
+			t.Fatalf("%q: want an error, got %v", c.src, err)
+		}
+		got := allErrors(ke)
+		if len(got) < 2 || got[0].Col != c.col || got[1].Col != c.next {
+			t.Errorf("%q: got %v, want columns %d then %d", c.src, got, c.col, c.next)
+		}
+	}
+}

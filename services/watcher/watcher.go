@@ -120,7 +120,17 @@ func New(cfg Config, deps Deps) (*Service, error) {
 			},
 			DefaultTransform: cacheTransform(),
 			NewInformer: func(lw toolscache.ListerWatcher, obj runtime.Object, resync time.Duration, indexers toolscache.Indexers) toolscache.SharedIndexInformer {
-				return toolscache.NewSharedIndexInformer(outage.ListerWatcher(lw), obj, resync, indexers)
+				// The cache is listed only through the field indexes (index.go), never by
+				// namespace: without controller-runtime's namespace index, a set per tenant
+				// namespace and kind (300 B per object, about 9 MiB at 10,000 tenants) goes.
+				// A List in one namespace fails loudly ("index namespace does not exist").
+				kept := toolscache.Indexers{}
+				for name, fn := range indexers {
+					if name != toolscache.NamespaceIndex {
+						kept[name] = fn
+					}
+				}
+				return toolscache.NewSharedIndexInformer(outage.ListerWatcher(lw), obj, resync, kept)
 			},
 		},
 		Metrics:                       metrics,

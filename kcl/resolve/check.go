@@ -9,7 +9,13 @@ import (
 type resolver struct {
 	// typeAt, when set, is where an undefined name of the type being
 	// walked is reported (see annotation).
-	typeAt  *syntax.Position
+	typeAt *syntax.Position
+	// prepassed are the annotations annotationPrepass reported on.
+	prepassed map[syntax.Type]bool
+	// topStmt is the start of the top-level or schema-body statement being
+	// walked, where the official resolver reports an undefined name in a
+	// lambda's return type.
+	topStmt syntax.Position
 	prog    *Program
 	infos   map[string]*pkgInfo // by package path
 	visited map[*Package]bool
@@ -238,6 +244,11 @@ func (r *resolver) checkBodies(p *Package) {
 			}
 		}
 	}
+	r.prepassed = map[syntax.Type]bool{}
+	for _, f := range p.Files {
+		r.file = f
+		r.annotationPrepass(f.Body)
+	}
 	for _, f := range p.Files {
 		r.file = f
 		r.stmts(f.Body)
@@ -254,6 +265,9 @@ func (r *resolver) stmts(stmts []syntax.Stmt) {
 }
 
 func (r *resolver) stmt(s syntax.Stmt) {
+	if s != nil && (r.local == nil || r.local == r.schemaScope) {
+		r.topStmt = s.Pos()
+	}
 	switch s := s.(type) {
 	case *syntax.AssignStmt:
 		for _, t := range s.Targets {
@@ -281,7 +295,7 @@ func (r *resolver) stmt(s syntax.Stmt) {
 			r.expr(s.Value)
 		}
 	case *syntax.TypeAliasStmt:
-		r.typ(s.Ty)
+		r.annotation(s.Ty)
 	case *syntax.ExprStmt:
 		for _, e := range s.Exprs {
 			r.expr(e)
@@ -353,8 +367,8 @@ func (r *resolver) schemaStmt(s *syntax.SchemaStmt) {
 	r.arguments(s.Args, sc)
 	r.parameters(s.Args)
 	if sig := s.IndexSignature; sig != nil {
-		r.typ(sig.KeyTy)
-		r.typ(sig.ValueTy)
+		r.annotation(sig.KeyTy)
+		r.annotation(sig.ValueTy)
 		if sig.KeyName != nil {
 			sc.define(sig.KeyName.Value)
 		}
@@ -452,19 +466,84 @@ func (r *resolver) typ(t syntax.Type) {
 }
 
 // annotation checks a type annotation. The official resolver reports an
-// undefined name in one first at the annotation's start, then again at the
-// name when it walks the type: `x: [Nope]` is reported at `[`, then at Nope.
+// undefined name in one at the annotation's start: `x: [Nope]` at `[`. The
+// annotations its global pass resolves are reported by annotationPrepass,
+// before any statement is walked, and not again.
 func (r *resolver) annotation(t syntax.Type) {
 	if t == nil {
 		return
 	}
-	if _, bare := t.(*syntax.NamedType); !bare {
-		p := t.Pos()
-		r.typeAt = &p
-		r.typ(t)
-		r.typeAt = nil
+	if !r.prepassed[t] {
+		r.typeAtStart(t)
 	}
+}
+
+// typeAtStart reports the undefined names of t at t's start.
+func (r *resolver) typeAtStart(t syntax.Type) {
+	if t == nil {
+		return
+	}
+	p := t.Pos()
+	r.typeAt = &p
 	r.typ(t)
+	r.typeAt = nil
+}
+
+// annotationPrepass is the official global pass over the annotations of a
+// package: of top-level assignments (in top-level ifs too), type aliases,
+// schema and rule parameters, index signatures and schema attributes. An
+// undefined name in one of them comes before every other error.
+func (r *resolver) annotationPrepass(stmts []syntax.Stmt) {
+	markAt := func(t syntax.Type, p syntax.Position) {
+		if t != nil {
+			r.prepassed[t] = true
+			r.typeAt = &p
+			r.typ(t)
+			r.typeAt = nil
+		}
+	}
+	mark := func(t syntax.Type) {
+		if t != nil {
+			markAt(t, t.Pos())
+		}
+	}
+	// A schema's or rule's parameter is reported at its name.
+	args := func(a *syntax.Arguments) {
+		if a == nil {
+			return
+		}
+		for i, t := range a.TyList {
+			if t != nil && i < len(a.Args) && a.Args[i] != nil {
+				markAt(t, a.Args[i].Pos())
+			}
+		}
+	}
+	for _, st := range stmts {
+		switch s := st.(type) {
+		case *syntax.AssignStmt:
+			mark(s.Ty)
+		case *syntax.IfStmt:
+			r.annotationPrepass(s.Body)
+			r.annotationPrepass(s.Orelse)
+		case *syntax.TypeAliasStmt:
+			if s.TypeName != nil && s.Ty != nil {
+				markAt(s.Ty, s.TypeName.Pos()) // at the alias's name
+			}
+		case *syntax.RuleStmt:
+			args(s.Args)
+		case *syntax.SchemaStmt:
+			args(s.Args)
+			if sig := s.IndexSignature; sig != nil {
+				mark(sig.KeyTy)
+				mark(sig.ValueTy)
+			}
+			for _, b := range s.Body {
+				if a, ok := b.(*syntax.SchemaAttr); ok {
+					mark(a.Ty)
+				}
+			}
+		}
+	}
 }
 
 // typeName checks the name of a schema or type alias used as a type.
@@ -735,7 +814,12 @@ func (r *resolver) expr(e syntax.Expr) {
 			for _, n := range bodyNames(e.Body, nil) {
 				sc.define(n)
 			}
-			r.typ(e.ReturnTy)
+			if e.ReturnTy != nil {
+				p := r.topStmt
+				r.typeAt = &p
+				r.typ(e.ReturnTy)
+				r.typeAt = nil
+			}
 			r.stmts(e.Body)
 			// The value of the body's last expression is the result.
 			if n := len(e.Body); n > 0 && e.ReturnTy != nil {

@@ -573,7 +573,17 @@ func (r *resolver) typeName(id *syntax.Identifier) {
 		return
 	}
 	if sym.system != "" {
-		return // system modules also export types (units.NumberMultiplier)
+		// System modules also export types (units.NumberMultiplier); a
+		// name they do not have at all is the official TypeError.
+		member := id.Names[1].Value
+		if len(id.Names) == 2 && !systemMembers[sym.system][member] && !(sym.system == "units" && member == "NumberMultiplier") {
+			pos := id.Pos()
+			if r.typeAt != nil {
+				pos = *r.typeAt
+			}
+			r.report(KindType, pos, "attribute '%s' not found in 'module '%s''", member, sym.system)
+		}
+		return
 	}
 	r.moduleMembers(sym, id)
 }

@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sync/atomic"
+	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/fluxcd/pkg/runtime/conditions"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"k8s.io/apimachinery/pkg/types"
 
@@ -58,8 +61,8 @@ func (s *Service) isNoOp(ctx context.Context, obj *v1alpha1.KCLRun, req reconcil
 	case obj.Status.LastAppliedRevision != revision || obj.Status.Inventory == nil:
 		return false
 	}
-	entry, err := s.fingerprints.Get(ctx, lease.Key(obj.Namespace, obj.Name))
-	if err != nil || string(entry.Value()) != fp {
+	stored, err := s.fingerprints.get(ctx, lease.Key(obj.Namespace, obj.Name))
+	if err != nil || stored != fp {
 		return false
 	}
 	// After a restart the drift watcher knows nothing yet: show it the kinds
@@ -73,16 +76,81 @@ func (s *Service) isNoOp(ctx context.Context, obj *v1alpha1.KCLRun, req reconcil
 }
 
 func (s *Service) storeFingerprint(ctx context.Context, obj *v1alpha1.KCLRun, fp string) {
-	if _, err := s.fingerprints.PutString(ctx, lease.Key(obj.Namespace, obj.Name), fp); err != nil {
+	if err := s.fingerprints.put(ctx, lease.Key(obj.Namespace, obj.Name), fp); err != nil {
 		// Only costs a recompile next time.
 		s.log.V(1).Info("storing the applied fingerprint failed", "kclrun", obj.Namespace+"/"+obj.Name, "error", err.Error())
 	}
 }
 
 func (s *Service) dropFingerprint(ctx context.Context, key types.NamespacedName) {
-	if err := s.fingerprints.Delete(ctx, lease.Key(key.Namespace, key.Name)); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+	if err := s.fingerprints.drop(ctx, lease.Key(key.Namespace, key.Name)); err != nil {
 		s.log.V(1).Info("dropping the applied fingerprint failed", "kclrun", key.String(), "error", err.Error())
 	}
+}
+
+// fingerprintPause is how long fingerprint writes are skipped once one found the bucket
+// unable to take it: its stream without a leader (a JetStream cluster electing one after
+// regaining its quorum takes up to nats-server's election timeout, seconds) or without a
+// quorum. A write only fills a cache, yet each one waited for the bucket (nats.go retries a
+// publish nobody answers for half a second, an unacknowledged one until its timeout), so a
+// leaderless bucket cost every reconcile most of a second and held up the whole recovery.
+const fingerprintPause = time.Second
+
+// errFingerprintsPaused reports a write skipped within fingerprintPause of a failed one.
+var errFingerprintsPaused = errors.New("fingerprint bucket unavailable a moment ago, write skipped")
+
+// fingerprintBucket is the bucket of applied fingerprints, its writes paused for
+// fingerprintPause after one found it unavailable.
+type fingerprintBucket struct {
+	kv  jetstream.KeyValue
+	now func() time.Time
+	// pausedUntil is a time in Unix nanoseconds; writes before it are skipped.
+	pausedUntil atomic.Int64
+}
+
+func newFingerprintBucket(kv jetstream.KeyValue) *fingerprintBucket {
+	return &fingerprintBucket{kv: kv, now: time.Now}
+}
+
+func (b *fingerprintBucket) get(ctx context.Context, key string) (string, error) {
+	entry, err := b.kv.Get(ctx, key)
+	if err != nil {
+		return "", err
+	}
+	return string(entry.Value()), nil
+}
+
+func (b *fingerprintBucket) put(ctx context.Context, key, fp string) error {
+	return b.write(func() error {
+		_, err := b.kv.PutString(ctx, key, fp)
+		return err
+	})
+}
+
+func (b *fingerprintBucket) drop(ctx context.Context, key string) error {
+	return b.write(func() error {
+		if err := b.kv.Delete(ctx, key); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
+			return err
+		}
+		return nil
+	})
+}
+
+func (b *fingerprintBucket) write(do func() error) error {
+	if b.now().UnixNano() < b.pausedUntil.Load() {
+		return errFingerprintsPaused
+	}
+	err := do()
+	if bucketUnavailable(err) {
+		b.pausedUntil.Store(b.now().Add(fingerprintPause).UnixNano())
+	}
+	return err
+}
+
+// bucketUnavailable reports a write the bucket could not take at all: no stream leader answered
+// (nats.go's retries included), or none acknowledged in time.
+func bucketUnavailable(err error) bool {
+	return errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // reconcileRequested reports a reconcile.fluxcd.io/requestedAt value that no

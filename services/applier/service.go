@@ -83,7 +83,7 @@ type Service struct {
 	selector labels.Selector
 
 	leases       *lease.Leases
-	fingerprints jetstream.KeyValue
+	fingerprints *fingerprintBucket
 	publisher    *reconcilerequest.Publisher
 	clusters     *clusterClients
 	events       *eventRecorder
@@ -290,7 +290,7 @@ func (s *Service) tryOpenState(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("opening bucket %s: %w", s.cfg.Shard.FingerprintBucket(), err)
 	}
-	s.leases, s.fingerprints = leases, fp
+	s.leases, s.fingerprints = leases, newFingerprintBucket(fp)
 	return nil
 }
 

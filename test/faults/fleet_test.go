@@ -130,7 +130,7 @@ func startFleet(t *testing.T, opts fleetOptions) *fleet {
 	}
 	f.journal = filepath.Join(f.logDir, "journal")
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || *keepLogs {
 			t.Logf("service logs and the reconcile journal are kept in %s", f.logDir)
 			return
 		}

@@ -24,6 +24,10 @@ var outage = flag.Duration("fault-outage", 3*time.Second, "how long NATS, the ap
 // ackWait runs the opt-in test that waits for the consumer's ack wait.
 var ackWait = flag.Bool("fault-ackwait", false, "also run TestApplierKilledOnTheLastChange (waits minutes for a redelivery)")
 
+// keepLogs keeps a passing test's service logs and journal too (their folder is logged), to
+// read the timestamps of a recovery.
+var keepLogs = flag.Bool("fault-keep-logs", false, "keep the service logs and the journal of passing tests too")
+
 // suite is what TestMain started; every test shares it (Bin holds compiler, resolver,
 // watcher and journaled-applier).
 var suite splitservices.Tests

@@ -103,6 +103,7 @@ func StartCluster(o ClusterOptions) (*Cluster, error) {
 			},
 			Routes:     server.RoutesFromStr(strings.Join(routes, ",")),
 			NoLog:      !o.Log,
+			Logtime:    true, // with Log: a recovery is read from the nodes' timestamps
 			NoSigs:     true,
 			MaxPayload: 8 << 20,
 		}}

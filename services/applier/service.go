@@ -207,10 +207,12 @@ func New(cfg Config, deps Deps) (*Service, error) {
 			Logger:       deps.Logger.WithName("drift"),
 			OnDrift:      s.onDrift,
 		}
+		// A remote cluster's watcher waits for its own apiserver (drift.New makes its Gate).
+		s.remoteDrift = newRemoteDrift(opts, deps.Logger.WithName("drift"))
+		opts.Outage = s.outage
 		if s.drift, err = drift.New(deps.RESTConfig, opts); err != nil {
 			return nil, err
 		}
-		s.remoteDrift = newRemoteDrift(opts, deps.Logger.WithName("drift"))
 	}
 	return s, nil
 }

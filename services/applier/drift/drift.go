@@ -14,12 +14,15 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/metadata"
-	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
 )
 
 // Options configure a Watcher.
@@ -31,6 +34,9 @@ type Options struct {
 	// Resync re-lists the watched resources; 0 disables it.
 	Resync time.Duration
 	Logger logr.Logger
+	// Outage is the Gate of the watched apiserver (the applier's own, shared with its
+	// reconciles); nil makes one for the rest.Config given to New (a remote cluster's).
+	Outage *apiserveroutage.Gate
 	// OnDrift receives the owner of an object that drifted, the object and
 	// whether it was deleted. It must not block.
 	OnDrift func(owner types.NamespacedName, resource schema.GroupVersionResource, obj *metav1.PartialObjectMetadata, deleted bool)
@@ -42,9 +48,15 @@ type Options struct {
 // factory gives each one a namespace index, a set per namespace, which with a
 // namespace per tenant was a set per object (about 9 MiB for 10,000 tenants'
 // 30,000 objects).
+//
+// Their lists and watches wait out an apiserver outage and go on as soon as it is
+// ready again (internal/apiserveroutage), as the watcher's informers do: through
+// client-go's reflector backoff, an edit or delete made while an outage ended was
+// seen up to 30 s late.
 type Watcher struct {
 	opts   Options
 	client metadata.Interface
+	outage *apiserveroutage.Gate
 
 	mu      sync.Mutex
 	ctx     context.Context
@@ -58,7 +70,13 @@ func New(cfg *rest.Config, opts Options) (*Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building metadata client: %w", err)
 	}
-	return &Watcher{opts: opts, client: client, watched: map[schema.GroupVersionResource]cache.SharedIndexInformer{}}, nil
+	outage := opts.Outage
+	if outage == nil {
+		if outage, err = apiserveroutage.New(cfg); err != nil {
+			return nil, err
+		}
+	}
+	return &Watcher{opts: opts, client: client, outage: outage, watched: map[schema.GroupVersionResource]cache.SharedIndexInformer{}}, nil
 }
 
 // Run keeps the informers running until ctx ends.
@@ -96,9 +114,7 @@ func (w *Watcher) Watch(resources ...schema.GroupVersionResource) {
 		if _, ok := w.watched[gvr]; ok {
 			continue
 		}
-		inf := metadatainformer.NewFilteredMetadataInformer(w.client, gvr, metav1.NamespaceAll, w.opts.Resync, cache.Indexers{}, func(o *metav1.ListOptions) {
-			o.LabelSelector = selector
-		}).Informer()
+		inf := cache.NewSharedIndexInformer(w.outage.ListerWatcher(w.listWatch(gvr, selector)), &metav1.PartialObjectMetadata{}, w.opts.Resync, cache.Indexers{})
 		if err := inf.SetTransform(trimManagedFields); err != nil {
 			w.opts.Logger.Error(err, "trimming the cached metadata", "resource", gvr.String())
 		}
@@ -114,6 +130,22 @@ func (w *Watcher) Watch(resources ...schema.GroupVersionResource) {
 		if w.ctx != nil {
 			w.start(inf)
 		}
+	}
+}
+
+// listWatch lists and watches the metadata of gvr's objects carrying label, in every
+// namespace (what metadatainformer's filtered informer does).
+func (w *Watcher) listWatch(gvr schema.GroupVersionResource, label string) *cache.ListWatch {
+	resource := w.client.Resource(gvr).Namespace(metav1.NamespaceAll)
+	return &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = label
+			return resource.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = label
+			return resource.Watch(ctx, o)
+		},
 	}
 }
 

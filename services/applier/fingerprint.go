@@ -62,7 +62,7 @@ func (s *Service) isNoOp(ctx context.Context, obj *v1alpha1.KCLRun, req reconcil
 		return false
 	}
 	stored, err := s.fingerprints.get(ctx, lease.Key(obj.Namespace, obj.Name))
-	if err != nil || stored != fp {
+	if err != nil || stored != appliedRecord(fp, latestDigest(obj)) {
 		return false
 	}
 	// After a restart the drift watcher knows nothing yet: show it the kinds
@@ -75,11 +75,63 @@ func (s *Service) isNoOp(ctx context.Context, obj *v1alpha1.KCLRun, req reconcil
 	return true
 }
 
-func (s *Service) storeFingerprint(ctx context.Context, obj *v1alpha1.KCLRun, fp string) {
-	if err := s.fingerprints.put(ctx, lease.Key(obj.Namespace, obj.Name), fp); err != nil {
-		// Only costs a recompile next time.
+// appliedRecord is what the bucket keeps for a successful apply: the inputs'
+// fingerprint and the digest of the objects they compiled to, as that apply
+// wrote it to status.history. A bucket write can fail or be skipped
+// (fingerprintPause) and leave an older record behind; inputs going A, B, A
+// on one revision would then match A's record while the cluster holds B's
+// objects. The status is the authoritative record of what was applied last,
+// whichever replica applied it, and every apply outcome after a compile
+// upserts its digest there, so an older record no longer matches
+// status.history's latest digest. That costs the no-op path no read: the
+// KCLRun is read anyway. Dropping the record before an apply alone would not
+// do: the drop fails the same way, and the replica taking the next reconcile
+// cannot know; invalidateFingerprint covers a failing status write.
+func appliedRecord(fp, digest string) string {
+	return fp + " " + digest
+}
+
+// latestDigest is the digest of the objects the last compiling reconcile
+// applied (or tried to), from status.history.
+func latestDigest(obj *v1alpha1.KCLRun) string {
+	if latest := obj.Status.History.Latest(); latest != nil {
+		return latest.Digest
+	}
+	return ""
+}
+
+// storeFingerprint records a successful apply of digest's objects from the
+// inputs fp, after its status write.
+func (s *Service) storeFingerprint(ctx context.Context, obj *v1alpha1.KCLRun, fp, digest string) {
+	if err := s.fingerprints.put(ctx, lease.Key(obj.Namespace, obj.Name), appliedRecord(fp, digest)); err != nil {
+		// Only costs a recompile next time: status.history no longer matches the older record.
 		s.log.V(1).Info("storing the applied fingerprint failed", "kclrun", obj.Namespace+"/"+obj.Name, "error", err.Error())
 	}
+}
+
+// invalidateFingerprint makes sure the stored record cannot match once other
+// objects than status.history's latest are applied, even if the status write
+// after the apply fails: it drops the record, or, when the bucket does not
+// take that, writes status.history's new digest before the apply (which then
+// waits for a status write the apiserver takes). Applying the objects the
+// latest snapshot already names leaves any record true, and no record matches
+// an empty history (a first sync).
+func (s *Service) invalidateFingerprint(ctx context.Context, status *statusWriter, obj *v1alpha1.KCLRun, digest string) error {
+	if latest := latestDigest(obj); latest == "" || latest == digest {
+		return nil
+	}
+	err := s.fingerprints.drop(ctx, lease.Key(obj.Namespace, obj.Name))
+	if err == nil {
+		return nil
+	}
+	s.log.V(1).Info("dropping the applied fingerprint before an apply failed, recording the digest first", "kclrun", obj.Namespace+"/"+obj.Name, "error", err.Error())
+	recorded := obj.DeepCopy()
+	recorded.Status.History.Upsert(digest, time.Now(), 0, reasonOf(obj), map[string]string{"revision": obj.Status.LastAttemptedRevision})
+	if err := status.record(ctx, recorded); err != nil {
+		return fmt.Errorf("recording the digest before the apply: %w", err)
+	}
+	obj.Status.History = recorded.Status.History
+	return nil
 }
 
 func (s *Service) dropFingerprint(ctx context.Context, key types.NamespacedName) {
@@ -104,6 +156,8 @@ var errFingerprintsPaused = errors.New("fingerprint bucket unavailable a moment 
 type fingerprintBucket struct {
 	kv  jetstream.KeyValue
 	now func() time.Time
+	// beforeWrite is Hooks.FingerprintWrite.
+	beforeWrite func(key string) error
 	// pausedUntil is a time in Unix nanoseconds; writes before it are skipped.
 	pausedUntil atomic.Int64
 }
@@ -121,14 +175,14 @@ func (b *fingerprintBucket) get(ctx context.Context, key string) (string, error)
 }
 
 func (b *fingerprintBucket) put(ctx context.Context, key, fp string) error {
-	return b.write(func() error {
+	return b.write(key, func() error {
 		_, err := b.kv.PutString(ctx, key, fp)
 		return err
 	})
 }
 
 func (b *fingerprintBucket) drop(ctx context.Context, key string) error {
-	return b.write(func() error {
+	return b.write(key, func() error {
 		if err := b.kv.Delete(ctx, key); err != nil && !errors.Is(err, jetstream.ErrKeyNotFound) {
 			return err
 		}
@@ -136,9 +190,14 @@ func (b *fingerprintBucket) drop(ctx context.Context, key string) error {
 	})
 }
 
-func (b *fingerprintBucket) write(do func() error) error {
+func (b *fingerprintBucket) write(key string, do func() error) error {
 	if b.now().UnixNano() < b.pausedUntil.Load() {
 		return errFingerprintsPaused
+	}
+	if b.beforeWrite != nil {
+		if err := b.beforeWrite(key); err != nil {
+			return err
+		}
 	}
 	err := do()
 	if bucketUnavailable(err) {

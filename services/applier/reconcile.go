@@ -125,7 +125,7 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 		return s.transient(fmt.Errorf("writing status: %w", err), delivered)
 	}
 	if out.fingerprint != "" {
-		s.storeFingerprint(ctx, obj, out.fingerprint)
+		s.storeFingerprint(ctx, obj, out.fingerprint, out.digest)
 	} else if out.Result != ResultNoOp {
 		s.dropFingerprint(ctx, key)
 	}
@@ -204,6 +204,11 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	objects, digest, err := s.compile(ctx, obj, artifact, args, resolved.substitutions)
 	if err != nil {
 		return s.fail(obj, err, delivered, revision)
+	}
+	if err := s.invalidateFingerprint(ctx, status, obj, digest); err != nil {
+		// Neither the bucket nor the apiserver takes a write: applying now could
+		// leave a record that matches other objects than the cluster's.
+		return s.transient(err, delivered)
 	}
 	// Whatever follows goes into status.history under the objects' digest.
 	defer func() { out.digest = digest }()
@@ -358,6 +363,18 @@ func (w *statusWriter) showProgress(ctx context.Context, obj *v1alpha1.KCLRun, d
 			failed(err)
 		}
 	})
+}
+
+// record writes obj's status now, before the verdict; a pending progress
+// write (an older snapshot, which would undo this one) is dropped.
+func (w *statusWriter) record(ctx context.Context, obj *v1alpha1.KCLRun) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.done = true
+	if w.progress != nil {
+		w.progress.Stop()
+	}
+	return w.patch(ctx, obj.DeepCopy())
 }
 
 // write records the reconcile's verdict; a pending progress write is dropped.

@@ -61,6 +61,10 @@ type Hooks struct {
 	Enter func(key string)
 	// Exit runs when that reconcile stops, before the message is acked.
 	Exit func(key string, out Outcome)
+	// FingerprintWrite, when set, runs before every write to the fingerprint
+	// bucket (a store or a drop) for its key, lease.Key(namespace, name); an error fails the
+	// write as an unavailable bucket would. Tests use it to lose writes.
+	FingerprintWrite func(key string) error
 }
 
 // tokenCacheSize bounds the workload identity tokens kept (one per
@@ -293,6 +297,7 @@ func (s *Service) tryOpenState(ctx context.Context) error {
 		return fmt.Errorf("opening bucket %s: %w", s.cfg.Shard.FingerprintBucket(), err)
 	}
 	s.leases, s.fingerprints = leases, newFingerprintBucket(fp)
+	s.fingerprints.beforeWrite = s.hooks.FingerprintWrite
 	return nil
 }
 

@@ -172,7 +172,7 @@ func startApplierWith(ctx context.Context, name, eventsAddr string, reg promethe
 		Resolver:   workers,
 		Logger:     logr.Discard(),
 		Registerer: reg,
-		Hooks:      applier.Hooks{Enter: tracker.enter, Exit: tracker.exit},
+		Hooks:      applier.Hooks{Enter: tracker.enter, Exit: tracker.exit, FingerprintWrite: lostFingerprints.write},
 	}
 	for _, f := range adjust {
 		f(&cfg, &deps)

@@ -163,7 +163,9 @@ func startApplierWith(ctx context.Context, name, eventsAddr string, reg promethe
 	cfg.LeaseTTL = 6 * time.Second
 	cfg.FeatureGates = map[string]bool{applier.FeatureGateObjectLevelWorkloadIdentity: true}
 	restCfg := rest.CopyConfig(env.Config)
-	restCfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper { return writes.wrap(requests.wrap(rt)) }
+	restCfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return refusedStatus.wrap(writes.wrap(requests.wrap(rt)))
+	}
 	restCfg.QPS, restCfg.Burst = 200, 400
 	deps := applier.Deps{
 		RESTConfig: restCfg,

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
@@ -150,16 +151,28 @@ func (r *resolver) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth
 }
 
 func (r *resolver) configIf(s *schemaInfo, ie *syntax.ConfigIfEntryExpr, depth int) {
-	for n := 0; ie != nil && n < 1000; n++ {
-		r.configItems(s, ie.Items, depth)
-		switch o := ie.Orelse.(type) {
-		case *syntax.ConfigIfEntryExpr:
-			ie = o
-			continue
-		case *syntax.ConfigExpr:
-			r.configItems(s, o.Items, depth)
+	for items := range ifBranches(ie) {
+		r.configItems(s, items, depth)
+	}
+}
+
+// ifBranches yields the entries of every branch of a conditional config entry
+// (`if a: ... elif b: ... else: ...`), at most 1,000 branches deep.
+func ifBranches(ie *syntax.ConfigIfEntryExpr) iter.Seq[[]*syntax.ConfigEntry] {
+	return func(yield func([]*syntax.ConfigEntry) bool) {
+		for n := 0; ie != nil && n < 1000; n++ {
+			if !yield(ie.Items) {
+				return
+			}
+			switch o := ie.Orelse.(type) {
+			case *syntax.ConfigIfEntryExpr:
+				ie = o
+				continue
+			case *syntax.ConfigExpr:
+				yield(o.Items)
+			}
+			return
 		}
-		return
 	}
 }
 

@@ -162,16 +162,8 @@ func (r *resolver) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.
 		}
 		if it.Key == nil {
 			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
-				for n := 0; ie != nil && n < 1000; n++ {
-					r.ctxConfig(want, ie.Items, at, depth+1)
-					switch o := ie.Orelse.(type) {
-					case *syntax.ConfigIfEntryExpr:
-						ie = o
-						continue
-					case *syntax.ConfigExpr:
-						r.ctxConfig(want, o.Items, at, depth+1)
-					}
-					ie = nil
+				for items := range ifBranches(ie) {
+					r.ctxConfig(want, items, at, depth+1)
 				}
 				continue
 			}

@@ -369,16 +369,8 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 		}
 		if it.Key == nil {
 			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
-				for n := 0; ie != nil && n < 1000; n++ {
-					r.configTypes(s, ie.Items, parent, depth+1)
-					switch o := ie.Orelse.(type) {
-					case *syntax.ConfigIfEntryExpr:
-						ie = o
-						continue
-					case *syntax.ConfigExpr:
-						r.configTypes(s, o.Items, parent, depth+1)
-					}
-					ie = nil
+				for items := range ifBranches(ie) {
+					r.configTypes(s, items, parent, depth+1)
 				}
 			}
 			continue
@@ -617,20 +609,10 @@ func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
 			case nil:
 				if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
 					// The entries of every branch, as flattenEntries.
-					for n := 0; ie != nil && n < 1000; n++ {
-						if !collect(ie.Items, depth+1) {
+					for items := range ifBranches(ie) {
+						if !collect(items, depth+1) {
 							return false
 						}
-						switch o := ie.Orelse.(type) {
-						case *syntax.ConfigIfEntryExpr:
-							ie = o
-							continue
-						case *syntax.ConfigExpr:
-							if !collect(o.Items, depth+1) {
-								return false
-							}
-						}
-						ie = nil
 					}
 					continue
 				}
@@ -687,16 +669,8 @@ func flattenEntries(items []*syntax.ConfigEntry, out []*syntax.ConfigEntry, dept
 			if !ok {
 				return append(out, nil) // **unpacking: unknown keys
 			}
-			for n := 0; ie != nil && n < 1000; n++ {
-				out = flattenEntries(ie.Items, out, depth+1)
-				switch o := ie.Orelse.(type) {
-				case *syntax.ConfigIfEntryExpr:
-					ie = o
-					continue
-				case *syntax.ConfigExpr:
-					out = flattenEntries(o.Items, out, depth+1)
-				}
-				ie = nil
+			for items := range ifBranches(ie) {
+				out = flattenEntries(items, out, depth+1)
 			}
 			continue
 		}

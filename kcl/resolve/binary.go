@@ -80,11 +80,30 @@ func (r *resolver) augBinary(s *syntax.AugAssignStmt) {
 	if !ok || s.Target == nil || s.Target.Name == nil || len(s.Target.Paths) > 0 {
 		return
 	}
-	l := r.varTypes[s.Target.Name.Value]
+	name := s.Target.Name.Value
+	var l *typ
+	switch {
+	case r.local == nil && r.schema == nil:
+		l = r.varTypes[name]
+	case r.local != nil && r.local.lambda:
+		l = r.local.types[name]
+	case r.schema != nil && r.local == r.schemaScope:
+		if want, decl := r.attrType(r.schema, name); decl == nil {
+			l = r.schemaScope.types[name]
+		} else if !want.isAny() {
+			l = want
+		}
+	}
 	if l == nil {
 		return
 	}
-	r.binaryCheck(op, l, r.exprType(s.Value, 0), s.Target.Pos())
+	// x op= v is x = x op v: the result must still fit the type of x.
+	n := len(r.diags)
+	rt := r.exprType(s.Value, 0)
+	r.binaryCheck(op, l, rt, s.Target.Pos())
+	if len(r.diags) == n {
+		r.mustAssign(arithmeticResult(op, l, rt), l, s.Target.Pos(), nil)
+	}
 }
 
 func (r *resolver) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position) {

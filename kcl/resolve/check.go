@@ -285,9 +285,7 @@ func (r *resolver) stmt(s syntax.Stmt) {
 		if r.local == nil {
 			r.augAssign(s)
 		}
-		if r.local == nil && r.schema == nil {
-			r.augBinary(s)
-		}
+		r.augBinary(s)
 		r.target(s.Target)
 		r.expr(s.Value)
 	case *syntax.UnificationStmt:
@@ -438,6 +436,22 @@ func (r *resolver) arguments(args *syntax.Arguments, sc *scope) {
 		}
 		if a != nil && len(a.Names) > 0 {
 			sc.define(a.Names[0].Value)
+		}
+	}
+}
+
+// argumentTypes gives a lambda's annotated parameters their types in its
+// body, where the official resolver checks their uses and reassignments.
+func (r *resolver) argumentTypes(args *syntax.Arguments, sc *scope) {
+	if args == nil {
+		return
+	}
+	for i, a := range args.Args {
+		if i >= len(args.TyList) || args.TyList[i] == nil || a == nil || len(a.Names) == 0 {
+			continue
+		}
+		if t := r.fromSyntax(r.pkg, args.TyList[i], 0); !t.isAny() {
+			sc.setType(a.Names[0].Value, t)
 		}
 	}
 }
@@ -613,7 +627,9 @@ func (r *resolver) ident(id *syntax.Identifier) {
 		return
 	}
 	first := id.Names[0].Value
-	if r.localHas(first) || (r.schema != nil && r.schema.hasAttr(first)) {
+	// A parent's undeclared body names are locals of its body: the official
+	// resolver does not see them in a child's.
+	if r.localHas(first) || (r.schema != nil && r.schema.hasDeclared(first)) {
 		if len(id.Names) > 1 {
 			r.attrPath(r.nameType(first), id, true)
 		}
@@ -820,7 +836,9 @@ func (r *resolver) expr(e syntax.Expr) {
 	case *syntax.LambdaExpr:
 		r.parameters(e.Args)
 		r.withScope(func(sc *scope) {
+			sc.lambda = true
 			r.arguments(e.Args, sc)
+			r.argumentTypes(e.Args, sc)
 			for _, n := range bodyNames(e.Body, nil) {
 				sc.define(n)
 			}
@@ -1041,6 +1059,10 @@ func (r *resolver) valueAttr(e *syntax.SelectorExpr) {
 	switch t := r.exprType(e.Value, 0); t.kind {
 	case tNumMul, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tList:
 		r.report(KindType, e.Attr.Pos(), "attribute '%s' not found in '%s'", e.Attr.Names[0].Value, t)
+	case tStr, tLitStr:
+		if strMethodResults[e.Attr.Names[0].Value] == nil {
+			r.report(KindType, e.Attr.Pos(), "attribute '%s' not found in '%s'", e.Attr.Names[0].Value, t)
+		}
 	}
 }
 

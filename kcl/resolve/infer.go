@@ -248,7 +248,10 @@ func (r *resolver) nameType(first string) *typ {
 		if r.schema.isRule {
 			return anyT
 		}
-		t, _ := r.attrType(r.schema, first)
+		t, decl := r.attrType(r.schema, first)
+		if decl == nil && r.schemaScope != nil && r.schemaScope.types[first] != nil {
+			return r.schemaScope.types[first] // an undeclared local of the body
+		}
 		return t
 	case r.localHas(first):
 		if t := r.paramTypes[first]; t != nil && r.schemaScope != nil && r.schemaScope.names[first] {
@@ -298,6 +301,12 @@ func (r *resolver) attrPath(t *typ, id *syntax.Identifier, report bool) *typ {
 					}
 				}
 				r.report(KindType, id.Pos(), "attribute '%s' not found in '%s'%s", n.Value, s.name, suggestionText(suggestions(n.Value, cands)))
+			}
+			return anyT
+		case tStr, tLitStr:
+			// A str's members are its methods.
+			if strMethodResults[n.Value] == nil && report {
+				r.report(KindType, id.Pos(), "attribute '%s' not found in '%s'", n.Value, t)
 			}
 			return anyT
 		case tNumMul, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tList:
@@ -454,50 +463,19 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 		if l, ok := s.Value.(*syntax.LambdaExpr); ok && l.ReturnTy != nil && r.lambdaResults[name] == nil {
 			r.lambdaResults[name] = r.fromSyntax(r.pkg, l.ReturnTy, 0)
 		}
-		got := r.exprType(s.Value, 0)
-		if s.Ty != nil {
-			if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
-				if si := r.schemaOf(r.pkg, s.Ty); si != nil {
-					r.configKeys(si, cfg, 0)
-					r.configTypes(si, cfg.Items, nil, 0)
-				}
-			} else if cfg := unionedConfig(s.Value); cfg != nil {
-				if si := r.schemaOf(r.pkg, s.Ty); si != nil {
-					r.configTypes(si, cfg.Items, nil, 0)
-				}
-			}
-			want := r.fromSyntax(r.pkg, s.Ty, 0)
-			if want.kind != tSchema {
-				pos := t.Pos()
-				r.ctxCheck(want, s.Value, &pos, 0)
-			}
-			r.mustAssign(got, want, t.Pos(), nil)
-			if r.varTypes[name] == nil && !want.isAny() {
-				r.varTypes[name] = want
-			}
-			return
-		}
-		// The first assignment walked types the global; later ones must
-		// fit that type, as in the official resolver.
-		if want := r.varTypes[name]; want != nil {
-			pos := t.Pos()
-			if want.kind != tSchema {
-				r.ctxCheck(want, s.Value, &pos, 0)
-			} else if cfg := unionedConfig(s.Value); cfg != nil && want.kind == tSchema {
-				// The global's schema type is the context of the literal:
-				// its keys must be the schema's.
-				r.configKeys(want.schema, cfg, 0)
-				r.configTypes(want.schema, cfg.Items, nil, 0)
-			}
-			r.mustAssign(got, want, pos, nil)
-			return
-		}
-		if w := widen(got); !w.isAny() {
-			r.varTypes[name] = w
-		}
+		r.flowAssign(s, func(n string) *typ { return r.varTypes[n] }, func(n string, t *typ) { r.varTypes[n] = t })
+	case r.local != nil && r.local.lambda:
+		sc := r.local
+		r.flowAssign(s, func(n string) *typ { return sc.types[n] }, sc.setType)
 	case r.schema != nil && r.local == r.schemaScope && s.Ty == nil:
 		want, decl := r.attrType(r.schema, name)
-		if decl == nil || want.isAny() {
+		if decl == nil {
+			// An undeclared name is a local of the body.
+			sc := r.schemaScope
+			r.flowAssign(s, func(n string) *typ { return sc.types[n] }, sc.setType)
+			return
+		}
+		if want.isAny() {
 			return
 		}
 		if want.kind != tSchema {
@@ -505,6 +483,55 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 			r.ctxCheck(want, s.Value, &pos, 0)
 		}
 		r.mustAssign(r.exprType(s.Value, 0), want, t.Pos(), nil)
+	}
+}
+
+// flowAssign checks an assignment of a name whose type its first
+// assignment sets (the package's globals, a lambda's locals): an annotation
+// or the first value walked types the name, later values must fit it.
+func (r *resolver) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, setType func(string, *typ)) {
+	t := s.Targets[0]
+	name := t.Name.Value
+	got := r.exprType(s.Value, 0)
+	if s.Ty != nil {
+		if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
+			if si := r.schemaOf(r.pkg, s.Ty); si != nil {
+				r.configKeys(si, cfg, 0)
+				r.configTypes(si, cfg.Items, nil, 0)
+			}
+		} else if cfg := unionedConfig(s.Value); cfg != nil {
+			if si := r.schemaOf(r.pkg, s.Ty); si != nil {
+				r.configTypes(si, cfg.Items, nil, 0)
+			}
+		}
+		want := r.fromSyntax(r.pkg, s.Ty, 0)
+		if want.kind != tSchema {
+			pos := t.Pos()
+			r.ctxCheck(want, s.Value, &pos, 0)
+		}
+		r.mustAssign(got, want, t.Pos(), nil)
+		if typeOf(name) == nil && !want.isAny() {
+			setType(name, want)
+		}
+		return
+	}
+	// The first assignment walked types the name; later ones must
+	// fit that type, as in the official resolver.
+	if want := typeOf(name); want != nil {
+		pos := t.Pos()
+		if want.kind != tSchema {
+			r.ctxCheck(want, s.Value, &pos, 0)
+		} else if cfg := unionedConfig(s.Value); cfg != nil && want.kind == tSchema {
+			// The name's schema type is the context of the literal:
+			// its keys must be the schema's.
+			r.configKeys(want.schema, cfg, 0)
+			r.configTypes(want.schema, cfg.Items, nil, 0)
+		}
+		r.mustAssign(got, want, pos, nil)
+		return
+	}
+	if w := widen(got); !w.isAny() {
+		setType(name, w)
 	}
 }
 
@@ -848,7 +875,7 @@ var strMethodResults = map[string]*typ{
 	"count": intT, "find": intT, "index": intT, "rfind": intT, "rindex": intT,
 	"capitalize": strT, "format": strT, "join": strT, "lower": strT, "upper": strT, "lstrip": strT,
 	"rstrip": strT, "strip": strT, "replace": strT, "title": strT, "removeprefix": strT, "removesuffix": strT,
-	"split": {kind: tList, elem: strT}, "rsplit": {kind: tList, elem: strT}, "splitlines": {kind: tList, elem: strT},
+	"split": {kind: tList, elem: strT}, "chars": {kind: tList, elem: strT}, "rsplit": {kind: tList, elem: strT}, "splitlines": {kind: tList, elem: strT},
 }
 
 // compTargets declares a comprehension's loop variables, typed by what

@@ -107,6 +107,16 @@ type scope struct {
 	// loop marks the scope of comprehension or quantifier variables, the
 	// official local_vars: a config key naming one is that variable.
 	loop bool
+	// lambda marks a lambda's body: like the package's top level, its
+	// first assignment of a name types it and later ones must fit.
+	lambda bool
+}
+
+func (sc *scope) setType(name string, t *typ) {
+	if sc.types == nil {
+		sc.types = map[string]*typ{}
+	}
+	sc.types[name] = t
 }
 
 func (sc *scope) define(name string) {

@@ -345,7 +345,7 @@ func (in *Interp) index(v, idx value.Value, pos syntax.Position) (value.Value, e
 	case *value.List:
 		n, ok := idx.(value.Int)
 		if !ok {
-			return nil, errorAt(lineOnly(pos), value.KindType, "list indices must be integers, not %s", idx.Type())
+			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "'list' object is not subscriptable with '%s'", idx.Type())
 		}
 		i := int(n)
 		if i < 0 {
@@ -358,7 +358,7 @@ func (in *Interp) index(v, idx value.Value, pos syntax.Position) (value.Value, e
 	case value.Str:
 		n, ok := idx.(value.Int)
 		if !ok {
-			return nil, errorAt(lineOnly(pos), value.KindType, "string indices must be integers")
+			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "'str' object is not subscriptable with '%s'", idx.Type())
 		}
 		rs := []rune(string(c))
 		i := int(n)

@@ -192,6 +192,10 @@ func (r *resolver) strMethodCall(e *syntax.CallExpr) {
 		return
 	}
 	r.typedArguments(e.Args, strMethodParams[method])
+	if max, ok := strMethodMax[method]; ok && len(e.Args) > max {
+		r.report(KindCompile, e.Args[max].Pos(), `"%s" takes %s but %d were given`, method, positional(max), len(e.Args))
+		return
+	}
 	required, ok := strRequired[method]
 	if !ok {
 		return

@@ -18,17 +18,19 @@ var builtinSet = func() map[string]bool {
 	return m
 }()
 
-// systemModules are the official standard modules and their function members.
+// systemModules are the official standard modules and their function members
+// (0.12.1 has no net.is_IPv6, datetime.is_rfc3339, datetime.is_iso8601 or
+// json.merge: the engine runs them, the official resolver refuses them).
 var systemModules = map[string][]string{
 	"base64":     {"encode", "decode"},
 	"base32":     {"encode", "decode"},
-	"net":        {"CIDR_host", "CIDR_netmask", "CIDR_subnet", "CIDR_subnets", "split_host_port", "join_host_port", "fqdn", "parse_IP", "IP_string", "to_IP4", "to_IP6", "is_IPv4", "is_IPv6", "is_IP", "is_loopback_IP", "is_multicast_IP", "is_interface_local_multicast_IP", "is_link_local_multicast_IP", "is_link_local_unicast_IP", "is_global_unicast_IP", "is_unspecified_IP", "parse_CIDR", "is_IP_in_CIDR"},
+	"net":        {"CIDR_host", "CIDR_netmask", "CIDR_subnet", "CIDR_subnets", "split_host_port", "join_host_port", "fqdn", "parse_IP", "IP_string", "to_IP4", "to_IP6", "is_IPv4", "is_IP", "is_loopback_IP", "is_multicast_IP", "is_interface_local_multicast_IP", "is_link_local_multicast_IP", "is_link_local_unicast_IP", "is_global_unicast_IP", "is_unspecified_IP", "parse_CIDR", "is_IP_in_CIDR"},
 	"manifests":  {"yaml_stream"},
 	"math":       {"ceil", "factorial", "floor", "gcd", "isfinite", "isinf", "isnan", "modf", "exp", "expm1", "log", "log1p", "log2", "log10", "pow", "sqrt"},
-	"datetime":   {"ticks", "date", "now", "today", "validate", "is_rfc3339", "is_iso8601"},
+	"datetime":   {"ticks", "date", "now", "today", "validate"},
 	"regex":      {"replace", "match", "compile", "findall", "search", "split"},
 	"yaml":       {"encode", "encode_all", "decode", "decode_all", "dump_to_file", "dump_all_to_file", "validate"},
-	"json":       {"encode", "decode", "dump_to_file", "validate", "merge"},
+	"json":       {"encode", "decode", "dump_to_file", "validate"},
 	"crypto":     {"md5", "sha1", "sha224", "sha256", "sha384", "sha512", "blake3", "uuid", "filesha256"},
 	"units":      {"n", "u", "m", "k", "K", "M", "G", "T", "P", "Ki", "Mi", "Gi", "Ti", "Pi", "to_n", "to_u", "to_m", "to_K", "to_M", "to_G", "to_T", "to_P", "to_Ki", "to_Mi", "to_Gi", "to_Ti", "to_Pi"},
 	"file":       {"read", "glob", "modpath", "workdir", "current", "exists", "abs", "append", "mkdir", "delete", "cp", "mv", "size", "write", "read_env"},
@@ -114,6 +116,91 @@ func (r *resolver) builtinArguments(e *syntax.CallExpr) {
 		}
 	}
 	r.typedArguments(e.Args, params)
+	switch len(id.Names) {
+	case 1:
+		if a, ok := builtinArity[id.Names[0].Value]; ok {
+			r.arity(e, `"`+id.Names[0].Value+`"`, a, len(e.Keywords))
+		}
+	case 2:
+		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.system != "" {
+			name := sym.system + "." + id.Names[1].Value
+			if a, ok := systemArity[name]; ok {
+				r.arity(e, `"`+name+`"`, a, len(e.Keywords))
+			}
+		}
+	}
+}
+
+// arity is how many positional arguments a function takes: at least min
+// (keywords count), at most max (-1: any number).
+type arity struct{ min, max int }
+
+// The official arities of the builtins and system functions (measured with
+// the official engine: f() and f with nine arguments).
+var (
+	builtinArity = map[string]arity{
+		"option": {1, 5}, "multiplyof": {2, 2}, "isunique": {1, 1}, "isnullish": {1, 1},
+		"len": {1, 1}, "abs": {1, 1}, "all_true": {1, 1}, "any_true": {1, 1}, "hex": {1, 1},
+		"bin": {1, 1}, "oct": {1, 1}, "ord": {1, 1}, "sorted": {1, 2}, "range": {0, 3},
+		"sum": {1, 2}, "pow": {2, 3}, "round": {1, 2}, "int": {1, 2}, "float": {1, 1},
+		"bool": {0, 1}, "str": {0, 1}, "list": {0, 1}, "typeof": {1, 2},
+	}
+	systemArity = map[string]arity{
+		"base64.encode": {1, 2}, "base64.decode": {1, 1}, "base32.encode": {1, 1}, "base32.decode": {1, 1},
+		"net.CIDR_host": {2, 2}, "net.CIDR_netmask": {1, 1}, "net.CIDR_subnet": {3, 3}, "net.CIDR_subnets": {2, 2},
+		"net.split_host_port": {1, 1}, "net.join_host_port": {2, 2}, "net.fqdn": {0, 1}, "net.parse_IP": {1, 1},
+		"net.IP_string": {1, 1}, "net.to_IP4": {1, 1}, "net.to_IP6": {1, 1}, "net.is_IPv4": {1, 1}, "net.is_IP": {1, 1},
+		"net.is_loopback_IP": {1, 1}, "net.is_multicast_IP": {1, 1}, "net.is_interface_local_multicast_IP": {1, 1},
+		"net.is_link_local_multicast_IP": {1, 1}, "net.is_link_local_unicast_IP": {1, 1},
+		"net.is_global_unicast_IP": {1, 1}, "net.is_unspecified_IP": {1, 1}, "net.parse_CIDR": {1, 1},
+		"net.is_IP_in_CIDR": {2, 2}, "manifests.yaml_stream": {1, 2},
+		"math.ceil": {1, 1}, "math.factorial": {1, 1}, "math.floor": {1, 1}, "math.gcd": {2, 2},
+		"math.isfinite": {1, 1}, "math.isinf": {1, 1}, "math.isnan": {1, 1}, "math.modf": {1, 1},
+		"math.exp": {1, 1}, "math.expm1": {1, 1}, "math.log": {1, 2}, "math.log1p": {1, 1},
+		"math.log2": {1, 1}, "math.log10": {1, 1}, "math.pow": {2, 2}, "math.sqrt": {1, 1},
+		"datetime.ticks": {0, 0}, "datetime.date": {0, 0}, "datetime.now": {0, 1}, "datetime.today": {0, 0},
+		"datetime.validate": {2, 2},
+		"regex.replace":     {3, 4}, "regex.match": {2, 2}, "regex.compile": {1, 1}, "regex.findall": {2, 2},
+		"regex.search": {2, 2}, "regex.split": {2, 3},
+		"yaml.encode": {1, 4}, "yaml.encode_all": {1, 4}, "yaml.decode": {1, 1}, "yaml.decode_all": {1, 1},
+		"yaml.dump_to_file": {2, 5}, "yaml.dump_all_to_file": {2, 5}, "yaml.validate": {1, 1},
+		"json.encode": {1, 5}, "json.decode": {1, 1}, "json.dump_to_file": {2, 6}, "json.validate": {1, 1},
+		"crypto.md5": {1, 2}, "crypto.sha1": {1, 2}, "crypto.sha224": {1, 2}, "crypto.sha256": {1, 2},
+		"crypto.sha384": {1, 2}, "crypto.sha512": {1, 2}, "crypto.blake3": {1, 2}, "crypto.uuid": {0, 0},
+		"crypto.filesha256": {1, 1},
+		"units.to_n":        {1, 1}, "units.to_u": {1, 1}, "units.to_m": {1, 1}, "units.to_K": {1, 1},
+		"units.to_M": {1, 1}, "units.to_G": {1, 1}, "units.to_T": {1, 1}, "units.to_P": {1, 1},
+		"units.to_Ki": {1, 1}, "units.to_Mi": {1, 1}, "units.to_Gi": {1, 1}, "units.to_Ti": {1, 1},
+		"units.to_Pi": {1, 1},
+		"file.read":   {1, 1}, "file.glob": {1, 1}, "file.modpath": {0, 0}, "file.workdir": {0, 0},
+		"file.current": {0, 0}, "file.exists": {1, 1}, "file.abs": {1, 1}, "file.append": {2, 2},
+		"file.mkdir": {1, 2}, "file.delete": {1, 1}, "file.cp": {2, 2}, "file.mv": {2, 2},
+		"file.size": {1, 1}, "file.write": {2, 2}, "file.read_env": {1, 1},
+		"template.execute": {1, 2}, "template.html_escape": {1, 1}, "runtime.catch": {1, 1},
+		"collection.union_all": {1, 1},
+	}
+	// strMethodMax is the most positional arguments each str method takes
+	// (format takes any number).
+	strMethodMax = map[string]int{
+		"capitalize": 0, "chars": 0, "count": 3, "endswith": 3, "find": 3, "index": 3,
+		"isalnum": 0, "isalpha": 0, "isdigit": 0, "islower": 0, "isspace": 0, "istitle": 0,
+		"isupper": 0, "join": 1, "lower": 0, "upper": 0, "lstrip": 1, "rstrip": 1, "replace": 3,
+		"removeprefix": 1, "removesuffix": 1, "rfind": 3, "rindex": 3, "rsplit": 2, "split": 2,
+		"splitlines": 1, "startswith": 3, "strip": 1, "title": 0,
+	}
+)
+
+// arity reports a call with more positional arguments than the function
+// takes (at the first one too many) or fewer than it needs, keywords
+// counted, as the official engine does after the argument types.
+func (r *resolver) arity(e *syntax.CallExpr, quoted string, a arity, keywords int) {
+	if a.max >= 0 && len(e.Args) > a.max {
+		r.report(KindCompile, e.Args[a.max].Pos(), "%s takes %s but %d were given", quoted, positional(a.max), len(e.Args))
+		return
+	}
+	if got := len(e.Args) + keywords; got < a.min {
+		r.report(KindCompile, e.Func.Pos(), "expected %s, found %d", positional(a.min), got)
+	}
 }
 
 // typedArguments reports positional arguments whose type cannot be their

@@ -744,6 +744,7 @@ func (r *resolver) expr(e syntax.Expr) {
 		}
 		r.strMethodCall(e)
 		r.builtinArguments(e)
+		r.callable(e)
 	case *syntax.ParenExpr:
 		r.expr(e.Expr)
 	case *syntax.QuantExpr:
@@ -771,6 +772,9 @@ func (r *resolver) expr(e syntax.Expr) {
 			r.generators(e.Generators, sc)
 			r.expr(e.Elt)
 		})
+		if _, ok := e.Elt.(*syntax.StarredExpr); ok {
+			r.report(KindCompile, e.Elt.Pos(), "list unpacking cannot be used in list comprehension")
+		}
 	case *syntax.DictComp:
 		r.withScope(func(sc *scope) {
 			r.generators(e.Generators, sc)
@@ -779,6 +783,9 @@ func (r *resolver) expr(e syntax.Expr) {
 				r.expr(e.Entry.Value)
 			}
 		})
+		if e.Entry != nil && e.Entry.Key == nil && e.Entry.Value != nil {
+			r.report(KindCompile, e.Entry.Value.Pos(), "dict unpacking cannot be used in dict comprehension")
+		}
 		// The key of a dict comprehension must be a string (the official
 		// check_attr_ty), its loop variables typed as they iterate.
 		if e.Entry != nil && e.Entry.Key != nil {
@@ -877,15 +884,8 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.expr(e.Lower)
 		r.expr(e.Upper)
 		r.expr(e.Step)
-		if !e.HasQuestion && e.Ctx != syntax.Store {
-			// The official resolver indexes lists, dicts, strings and
-			// schemas only: a union of them (`("a" if c else "b")[0]`) is refused.
-			switch t := r.exprType(e.Value, 0); t.kind {
-			case tUnion, tNone, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tNumMul:
-				if t.kind != tUnion || !hasSchema(t) {
-					r.report(KindCompile, e.Pos(), "'%s' object is not subscriptable", t)
-				}
-			}
+		if e.Ctx != syntax.Store {
+			r.subscript(e)
 		}
 	case *syntax.Keyword:
 		r.expr(e.Value)
@@ -1103,6 +1103,57 @@ func (r *resolver) iterable(e syntax.Expr) {
 		switch m.kind {
 		case tNone, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tNumMul:
 			r.report(KindCompile, e.Pos(), "'%s' object is not iterable", m)
+		}
+	}
+}
+
+// callable reports a call of a value the official resolver knows cannot be
+// called: a str, number, bool, list, dict, None or schema instance.
+func (r *resolver) callable(e *syntax.CallExpr) {
+	switch t := r.exprType(e.Func, 0); t.kind {
+	case tStr, tLitStr, tInt, tLitInt, tFloat, tLitFloat, tBool, tLitBool, tList, tDict, tNone:
+		r.report(KindCompile, e.Func.Pos(), "'%s' object is not callable", t)
+	case tSchema:
+		if t.instance {
+			r.report(KindCompile, e.Func.Pos(), "schema '%s' instance is not callable", t.schema.name)
+		}
+	}
+}
+
+// subscript reports what the official resolver refuses of x[i]: indexing
+// anything but a list, dict, str or schema (a union of them too), `?[`
+// of None, a dict or schema key that is not a str, a slice of a dict, a
+// list or str index that is a str or float.
+func (r *resolver) subscript(e *syntax.Subscript) {
+	t := r.exprType(e.Value, 0)
+	switch t.kind {
+	case tNone:
+		r.report(KindCompile, e.Pos(), "'%s' object is not subscriptable", t)
+		return
+	case tUnion, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tNumMul:
+		if !e.HasQuestion && (t.kind != tUnion || !hasSchema(t)) {
+			r.report(KindCompile, e.Pos(), "'%s' object is not subscriptable", t)
+		}
+		return
+	}
+	if e.Index == nil {
+		if t.kind == tDict || t.kind == tSchema {
+			r.report(KindCompile, e.Pos(), "unhashable type: 'slice'")
+		}
+		return
+	}
+	it := r.exprType(e.Index, 0)
+	if it.isAny() || it.kind == tNone || it.kind == tUnion {
+		return
+	}
+	switch {
+	case t.kind == tDict || t.kind == tSchema:
+		if !it.isStrKind() {
+			r.report(KindCompile, e.Pos(), "invalid dict/schema key type: '%s'", it)
+		}
+	case t.kind == tList || t.isStrKind():
+		if it.isStrKind() || it.kind == tFloat || it.kind == tLitFloat || it.kind == tBool || it.kind == tLitBool {
+			r.report(KindType, e.Index.Pos(), "expected int, got %s", it)
 		}
 	}
 }

@@ -76,6 +76,8 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		return &typ{kind: tList, elem: union(ts)}
 	case *syntax.ConfigExpr:
 		return r.configType(e.Items, depth)
+	case *syntax.LambdaExpr:
+		return r.lambdaType(e)
 	case *syntax.Identifier:
 		return r.identType(e)
 	case *syntax.SchemaExpr:
@@ -177,6 +179,29 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 	return anyT
 }
 
+// lambdaType is a lambda's function type: its annotated parameter and
+// result types, any where there is no annotation.
+func (r *resolver) lambdaType(e *syntax.LambdaExpr) *typ {
+	t := &typ{kind: tFunc, elem: anyT}
+	if e.Args != nil {
+		for i := range e.Args.Args {
+			pt := anyT
+			if i < len(e.Args.TyList) && e.Args.TyList[i] != nil {
+				pt = r.fromSyntax(r.pkg, e.Args.TyList[i], 0)
+			}
+			t.elems = append(t.elems, pt)
+		}
+	}
+	if e.ReturnTy != nil {
+		t.elem = r.fromSyntax(r.pkg, e.ReturnTy, 0)
+	}
+	return t
+}
+
+// unitConstants are the int members of the units module.
+var unitConstants = map[string]bool{"n": true, "u": true, "m": true, "k": true, "K": true, "M": true, "G": true,
+	"T": true, "P": true, "Ki": true, "Mi": true, "Gi": true, "Ti": true, "Pi": true}
+
 // builtinResults are the official return types of the builtins that have
 // one other than any.
 var builtinResults = map[string]*typ{
@@ -184,7 +209,7 @@ var builtinResults = map[string]*typ{
 	"str": strT, "hex": strT, "bin": strT, "oct": strT, "typeof": strT,
 	"float": floatT,
 	"bool":  boolT, "isunique": boolT, "multiplyof": boolT, "isnullish": boolT, "all_true": boolT, "any_true": boolT,
-	"sorted": {kind: tList, elem: anyT},
+	"sorted": {kind: tList, elem: anyT}, "range": {kind: tList, elem: intT},
 }
 
 // builtinResult is the result type of a call of a builtin that no name of
@@ -218,6 +243,9 @@ func (r *resolver) identType(id *syntax.Identifier) *typ {
 		return anyT
 	}
 	if len(id.Names) == 2 && !r.shadowed(id) {
+		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.system == "units" && unitConstants[id.Names[1].Value] {
+			return intT
+		}
 		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.module != nil {
 			if target := r.infos[sym.module.Path]; target != nil {
 				if t := target.varTypes[id.Names[1].Value]; t != nil {
@@ -309,7 +337,7 @@ func (r *resolver) attrPath(t *typ, id *syntax.Identifier, report bool) *typ {
 				r.report(KindType, id.Pos(), "attribute '%s' not found in '%s'", n.Value, t)
 			}
 			return anyT
-		case tNumMul, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tList:
+		case tNumMul, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tList, tFunc:
 			// The official load_attr finds no member on these.
 			if report {
 				r.report(KindType, id.Pos(), "attribute '%s' not found in '%s'", n.Value, t)

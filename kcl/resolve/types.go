@@ -34,6 +34,8 @@ const (
 	// assignable to no annotation but its own (lit "" is the type
 	// units.NumberMultiplier, which every unit literal is assignable to).
 	tNumMul
+	// tFunc is a lambda: elems its parameter types, elem its result type.
+	tFunc
 )
 
 type typ struct {
@@ -104,6 +106,12 @@ func (t *typ) String() string {
 			return "number_multiplier"
 		}
 		return "number_multiplier(" + t.lit + ")"
+	case tFunc:
+		parts := make([]string, len(t.elems))
+		for i, e := range t.elems {
+			parts[i] = e.String()
+		}
+		return "(" + strings.Join(parts, ", ") + ") -> " + t.elem.String()
 	}
 	return "any"
 }
@@ -117,6 +125,11 @@ func (t *typ) equal(u *typ) bool {
 		return t.elem.equal(u.elem)
 	case tDict:
 		return t.key.equal(u.key) && t.elem.equal(u.elem)
+	case tFunc:
+		if !t.elem.equal(u.elem) {
+			return false
+		}
+		fallthrough
 	case tUnion:
 		if len(t.elems) != len(u.elems) {
 			return false

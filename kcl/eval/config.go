@@ -409,6 +409,11 @@ func (in *Interp) evalQuant(e *env, x *syntax.QuantExpr) (value.Value, error) {
 		case syntax.QuantMap:
 			mapped = append(mapped, t)
 		case syntax.QuantFilter:
+			if _, isStr := target.(value.Str); isStr && !t.Truth() {
+				// The official filter removes what fails from a copy of
+				// its target: a str has no items to remove.
+				return errorAt(lineOnly(x.Pos()), value.KindEvaluation, "only list, dict and schema can be removed item")
+			}
 			if t.Truth() {
 				if filteredDict != nil {
 					filteredDict.Set(a.String(), b)
@@ -430,6 +435,9 @@ func (in *Interp) evalQuant(e *env, x *syntax.QuantExpr) (value.Value, error) {
 	case syntax.QuantFilter:
 		if filteredDict != nil {
 			return filteredDict, nil
+		}
+		if s, isStr := target.(value.Str); isStr {
+			return s, nil
 		}
 		return value.NewList(filteredList), nil
 	}

@@ -29,6 +29,9 @@ type schemaDef struct {
 	indexEnv   *env
 	fn         *value.Function
 	instances  []instanceRecord
+	// selfParent marks `schema S(S)`: 0.12.1 defines it and fails where it
+	// (or a subclass) is instantiated.
+	selfParent bool
 }
 
 type instanceRecord struct {
@@ -71,7 +74,9 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 		return nil, err
 	}
 	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, stmt: s, env: &env{file: e.file, pkg: e.pkg}}
-	if s.ParentName != nil {
+	if p := s.ParentName; p != nil && len(p.Names) == 1 && p.Names[0].Value == s.Name.Value {
+		def.selfParent = true
+	} else if s.ParentName != nil {
 		pv, err := in.evalIdentifier(e, s.ParentName)
 		if err != nil {
 			return nil, err

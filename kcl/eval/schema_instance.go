@@ -127,6 +127,12 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	in.nextOrigin = syntax.Position{}
 	converted := in.nextConverted
 	in.nextConverted = false
+	for d := def; d != nil; d = d.parent {
+		if d.selfParent {
+			// The official engine's own failure, word for word.
+			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "RefCell already borrowed")
+		}
+	}
 	// Protocols and mixins are instantiated like schemas, as in 0.12.1.
 	if err := in.thread.Enter(); err != nil {
 		return nil, locate(err, pos)

@@ -469,7 +469,9 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 			}
 		}
 	default:
-		return nil, errorAt(pos, KindCannotFindModule, "Cannot find the module %s from %s", raw, dir)
+		// 0.12.1's message (newer engines say "Cannot find the module
+		// <import> from <dir>").
+		return nil, errorAt(pos, KindCannotFindModule, "pkgpath %s not found in the program", pkgPath)
 	}
 	in.pkgs[pkgPath] = p
 	in.prepare(p)

@@ -81,6 +81,13 @@ func (r *resolver) checkSchemaTypes(p *Package) {
 		}
 		si := sym.schema
 		st := si.stmt
+		if st.IsProtocol && st.Name != nil && !strings.HasSuffix(st.Name.Value, "Protocol") {
+			// The official position is just past the name.
+			pos := st.Name.Pos()
+			pos.Col += len([]rune(st.Name.Value))
+			pos.Offset += len(st.Name.Value)
+			r.report(KindCompile, pos, "schema protocol name must end with 'Protocol'")
+		}
 		if st.ParentName != nil {
 			r.ident(st.ParentName)
 			if si.parent == nil && !inCycle(pi, si) {
@@ -119,6 +126,11 @@ func (r *resolver) checkSchemaTypes(p *Package) {
 		r.decorators(st.Decorators)
 	}
 	for _, cycle := range pi.cycles {
+		if len(cycle) == 1 {
+			// schema S(S): 0.12.1 accepts the definition and fails only
+			// where S is instantiated (the evaluator's schemaCycle).
+			continue
+		}
 		names := make([]string, len(cycle))
 		for i, c := range cycle {
 			names[i] = c.fullName()

@@ -113,12 +113,15 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 				break
 			}
 		}
-		if !known {
+		if !known && !lambda {
 			return nil, &Error{Kind: KindCompile, Pos: pos, args: &argMismatch{keyword: kw.Key},
 				Msg: fmt.Sprintf("got an unexpected keyword argument '%s'", kw.Key)}
 		}
 	}
-	if len(args) > len(params.Args) {
+	// At run time the official engine calls a lambda with what it is
+	// given: an argument too many or an unknown keyword is dropped, a
+	// missing one is None (the static pass checks the calls it can type).
+	if len(args) > len(params.Args) && !lambda {
 		return nil, &Error{Kind: KindCompile, Pos: pos, args: &argMismatch{want: len(params.Args), got: len(args)},
 			Msg: fmt.Sprintf("takes %d positional argument but %d were given", len(params.Args), len(args))}
 	}
@@ -140,7 +143,7 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 					return nil, err
 				}
 				v = dv
-			} else if missingNone {
+			} else if missingNone || lambda {
 				v = value.None
 			} else {
 				return nil, &Error{Kind: KindCompile, Pos: pos, Msg: fmt.Sprintf("expected %d positional %s, found %d", len(params.Args), plural(len(params.Args), "argument"), len(args))}

@@ -56,7 +56,7 @@ func (r *resolver) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kw
 		sig = signature{args: si.stmt.Args, pkg: r.infos[si.pkg.Path]}
 	} else if len(fn.Names) == 1 {
 		lam := r.globalLambdas[fn.Names[0].Value]
-		if lam == nil {
+		if lam == nil || !r.walkedLambdas[fn.Names[0].Value] {
 			return
 		}
 		sig = signature{args: lam.Args, pkg: r.pkg}

@@ -38,6 +38,12 @@ type resolver struct {
 	// globals first assigned a lambda.
 	lambdaResults map[string]*typ
 	schemaScope   *scope // the scope of the enclosing schema's body
+	// definingLambda is the global whose lambda's body is being walked;
+	// walkedLambdas the globals whose lambda has been: only calls of those
+	// are checked, as the official resolver types a global when it walks
+	// its assignment.
+	definingLambda string
+	walkedLambdas  map[string]bool
 	// paramTypes are the annotated parameters of the enclosing schema.
 	paramTypes map[string]*typ
 	// deferEntries is the config of the schema expression being walked,
@@ -233,6 +239,7 @@ func (r *resolver) checkBodies(p *Package) {
 		count(f.Body)
 	}
 	r.globalLambdas = map[string]*syntax.LambdaExpr{}
+	r.walkedLambdas = map[string]bool{}
 	for _, f := range p.Files {
 		for _, st := range f.Body {
 			as, ok := st.(*syntax.AssignStmt)
@@ -279,7 +286,17 @@ func (r *resolver) stmt(s syntax.Stmt) {
 			}
 		}
 		r.annotation(s.Ty)
-		r.expr(s.Value)
+		if _, ok := s.Value.(*syntax.LambdaExpr); ok && r.local == nil && len(s.Targets) == 1 && s.Targets[0] != nil && s.Targets[0].Name != nil {
+			// While its body is walked, the lambda a global is being
+			// assigned has no type yet: a recursive call is not checked.
+			prev := r.definingLambda
+			r.definingLambda = s.Targets[0].Name.Value
+			r.expr(s.Value)
+			r.definingLambda = prev
+			r.walkedLambdas[s.Targets[0].Name.Value] = true
+		} else {
+			r.expr(s.Value)
+		}
 		r.assignTypes(s)
 	case *syntax.AugAssignStmt:
 		if r.local == nil {

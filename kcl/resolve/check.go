@@ -841,6 +841,9 @@ func (r *resolver) expr(e syntax.Expr) {
 		if cfg, ok := e.Config.(*syntax.ConfigExpr); ok && e.Name != nil && !r.shadowed(e.Name) {
 			if si := r.schemaByIdent(r.pkg, e.Name); si != nil {
 				r.configKeys(si, cfg, 0)
+			} else if t := r.identType(e.Name); t.kind == tDict {
+				// `d {k = v}` of a dict: its entries must fit d's value type.
+				r.dictEntries(t, cfg, nil, 0)
 			}
 		}
 	case *syntax.ConfigExpr:

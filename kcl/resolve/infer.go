@@ -418,6 +418,11 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 			names = k.Names
 		case *syntax.StringLit:
 			names = []*syntax.Name{{Span: k.Span, Value: k.Value}}
+		case *syntax.Subscript:
+			// `l[0] = v`: 0.12.1 judges v against the type of l itself.
+			if id, ok := k.Value.(*syntax.Identifier); ok && numberIndex(k.Index) {
+				names = id.Names
+			}
 		}
 		if len(names) == 0 {
 			continue
@@ -753,21 +758,39 @@ func (r *resolver) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax
 		if it == nil || it.Key == nil || it.Operation == syntax.OpInsert {
 			continue
 		}
-		switch it.Key.(type) {
-		case *syntax.Identifier, *syntax.StringLit:
+		// The value of `a.b.c = v` is the value type nested as deep as
+		// the path; `l[0] = v` is judged against the type of l (0.12.1).
+		elem, pos := want.elem, it.Key.Pos()
+		switch k := it.Key.(type) {
+		case *syntax.StringLit:
+		case *syntax.Identifier:
+			for _, n := range k.Names[1:] {
+				if elem.kind != tDict {
+					elem = anyT
+					break
+				}
+				elem, pos = elem.elem, n.Pos()
+			}
+		case *syntax.Subscript:
+			if _, ok := k.Value.(*syntax.Identifier); !ok || !numberIndex(k.Index) {
+				continue
+			}
 		default:
 			continue
 		}
+		if elem.isAny() {
+			continue
+		}
 		if inner, ok := it.Value.(*syntax.ConfigExpr); ok {
-			switch want.elem.kind {
+			switch elem.kind {
 			case tDict:
-				r.dictEntriesAt(want.elem, inner, decl, at, depth+1)
+				r.dictEntriesAt(elem, inner, decl, at, depth+1)
 			case tSchema:
-				r.configTypes(want.elem.schema, inner.Items, decl, depth+1)
+				r.configTypes(elem.schema, inner.Items, decl, depth+1)
 				continue
 			}
 		}
-		r.mustAssignAt(r.exprType(it.Value, 0), want.elem, it.Key.Pos(), at)
+		r.mustAssignAt(r.exprType(it.Value, 0), elem, pos, at)
 	}
 }
 

@@ -764,8 +764,17 @@ func (r *resolver) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax
 		switch k := it.Key.(type) {
 		case *syntax.StringLit:
 		case *syntax.Identifier:
-			for _, n := range k.Names[1:] {
+			for j, n := range k.Names[1:] {
 				if elem.kind != tDict {
+					// Deeper than the dict type: the rest of the path
+					// nests the value, judged at the last name that fit.
+					got := r.exprType(it.Value, 0)
+					for m := len(k.Names) - 1; m > j && !got.isAny(); m-- {
+						got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: k.Names[m].Value}, elem: got}
+					}
+					if !elem.isAny() {
+						r.mustAssignAt(got, elem, pos, at)
+					}
 					elem = anyT
 					break
 				}

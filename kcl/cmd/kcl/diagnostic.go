@@ -100,6 +100,8 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 		fmt.Fprintf(&b, "note: %s\n", e.Note)
 	}
 	for _, a := range e.Also {
+		// The official CLI leaves two blank lines between diagnostics.
+		b.WriteString("\n\n")
 		b.WriteString(renderDiagnostic(a, workDir))
 	}
 	return b.String()

@@ -88,6 +88,16 @@ func TestErrorsRenderLikeTheOfficialCLI(t *testing.T) {
 	}
 }
 
+// Every diagnostic is printed, two blank lines apart, as the official CLI does.
+func TestErrorsAreSeparatedLikeTheOfficialCLI(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"main.k": "a = b\nc = d\n"})
+	code, _, errOut := runIn(t, dir, "run", "main.k")
+	want := "  |     ^ name 'b' is not defined\n  |\n\n\nerror[E2L23]: CompileError\n --> " + filepath.Join(dir, "main.k") + ":2:5\n"
+	if code != 1 || !strings.Contains(errOut, want) {
+		t.Fatalf("code %d, stderr lacks %q:\n%s", code, want, errOut)
+	}
+}
+
 func TestInvalidArgumentIsRejected(t *testing.T) {
 	dir := writeFiles(t, map[string]string{"main.k": "a = 1\n"})
 	code, _, errOut := runIn(t, dir, "run", "main.k", "-D", "key=value=")

@@ -44,6 +44,9 @@ type resolver struct {
 	// its assignment.
 	definingLambda string
 	walkedLambdas  map[string]bool
+	// lambdaBodyTypes are the types of the values the walked lambdas'
+	// bodies end with: the result type of one without annotation.
+	lambdaBodyTypes map[*syntax.LambdaExpr]*typ
 	// paramTypes are the annotated parameters of the enclosing schema.
 	paramTypes map[string]*typ
 	// deferEntries is the config of the schema expression being walked,
@@ -240,6 +243,7 @@ func (r *resolver) checkBodies(p *Package) {
 	}
 	r.globalLambdas = map[string]*syntax.LambdaExpr{}
 	r.walkedLambdas = map[string]bool{}
+	r.lambdaBodyTypes = map[*syntax.LambdaExpr]*typ{}
 	for _, f := range p.Files {
 		for _, st := range f.Body {
 			as, ok := st.(*syntax.AssignStmt)
@@ -302,9 +306,10 @@ func (r *resolver) stmt(s syntax.Stmt) {
 		if r.local == nil {
 			r.augAssign(s)
 		}
-		r.augBinary(s)
 		r.target(s.Target)
 		r.expr(s.Value)
+		// The official resolver reports the value's own errors first.
+		r.augBinary(s)
 	case *syntax.UnificationStmt:
 		if s.Value != nil {
 			r.expr(s.Value)
@@ -876,8 +881,15 @@ func (r *resolver) expr(e syntax.Expr) {
 				r.typeAt = nil
 			}
 			r.stmts(e.Body)
+			r.lambdaBodyTypes[e] = r.lambdaBodyType(e)
 			// The value of the body's last expression is the result.
 			if n := len(e.Body); n > 0 && e.ReturnTy != nil {
+				if as, ok := e.Body[n-1].(*syntax.AssignStmt); ok && as.Value != nil {
+					// A body ending in an assignment has the assigned value.
+					if want := r.fromSyntax(r.pkg, e.ReturnTy, 0); !want.isAny() {
+						r.mustAssignAt(r.exprType(as.Value, 0), want, r.topStmt, nil)
+					}
+				}
 				if es, ok := e.Body[n-1].(*syntax.ExprStmt); ok && len(es.Exprs) == 1 {
 					r.schemaValue(r.fromSyntax(r.pkg, e.ReturnTy, 0), es.Exprs[0])
 				}
@@ -1176,4 +1188,27 @@ func (r *resolver) subscript(e *syntax.Subscript) {
 			r.report(KindType, e.Index.Pos(), "expected int, got %s", it)
 		}
 	}
+}
+
+// lambdaBodyType is the type of the value a lambda's body ends with (its
+// last expression, or the value of its last assignment), in the body's
+// scope; an if statement there is an error of its own.
+func (r *resolver) lambdaBodyType(e *syntax.LambdaExpr) *typ {
+	n := len(e.Body)
+	if n == 0 {
+		return anyT
+	}
+	switch last := e.Body[n-1].(type) {
+	case *syntax.ExprStmt:
+		if len(last.Exprs) > 0 {
+			return r.exprType(last.Exprs[len(last.Exprs)-1], 0)
+		}
+	case *syntax.AssignStmt:
+		if last.Value != nil {
+			return r.exprType(last.Value, 0)
+		}
+	case *syntax.IfStmt:
+		r.report(KindCompile, last.Pos(), "The last statement of the lambda body must be a expression e.g., x, 1, etc.")
+	}
+	return anyT
 }

@@ -167,7 +167,13 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 			if len(id.Names) == 1 && !r.shadowed(id) && r.lambdaResults[id.Names[0].Value] != nil {
 				return r.lambdaResults[id.Names[0].Value]
 			}
+			if ft := r.identType(id); ft.kind == tFunc {
+				return ft.elem
+			}
 			return r.instanceOf(id)
+		}
+		if ft := r.exprType(e.Func, depth+1); ft.kind == tFunc {
+			return ft.elem
 		}
 		if sel, ok := e.Func.(*syntax.SelectorExpr); ok && sel.Attr != nil && len(sel.Attr.Names) == 1 &&
 			r.exprType(sel.Value, depth+1).isStrKind() {
@@ -194,6 +200,8 @@ func (r *resolver) lambdaType(e *syntax.LambdaExpr) *typ {
 	}
 	if e.ReturnTy != nil {
 		t.elem = r.fromSyntax(r.pkg, e.ReturnTy, 0)
+	} else if bt := r.lambdaBodyTypes[e]; bt != nil {
+		t.elem = bt
 	}
 	return t
 }

@@ -197,6 +197,9 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	} else if len(args) > 0 {
 		return nil, errorAt(lineOnly(x.Pos()), value.KindEvaluation, "expected 0 positional arguments, found %d", len(args))
 	}
+	// A local that only an if statement's branch assigns is Undefined when
+	// the branch does not run (the official scope holds it from the start).
+	seedBranchLocals(x.Body, vars, false)
 	le := lf.env.withLocals(vars)
 	le.lambda = le.locals
 	var result value.Value = value.None
@@ -244,4 +247,27 @@ func plural(n int, word string) string {
 		return word
 	}
 	return word + "s"
+}
+
+// seedBranchLocals sets to Undefined the names assigned inside if statements
+// of a lambda body that have no value yet.
+func seedBranchLocals(stmts []syntax.Stmt, vars map[string]value.Value, inBranch bool) {
+	for _, st := range stmts {
+		switch st := st.(type) {
+		case *syntax.IfStmt:
+			seedBranchLocals(st.Body, vars, true)
+			seedBranchLocals(st.Orelse, vars, true)
+		case *syntax.AssignStmt:
+			if !inBranch {
+				continue
+			}
+			for _, t := range st.Targets {
+				if t != nil && t.Name != nil && len(t.Paths) == 0 {
+					if _, ok := vars[t.Name.Value]; !ok {
+						vars[t.Name.Value] = value.Undefined
+					}
+				}
+			}
+		}
+	}
 }

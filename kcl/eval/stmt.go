@@ -292,6 +292,17 @@ func (in *Interp) setName(e *env, name string, v value.Value, pos syntax.Positio
 		e.lambda.vars[name] = v
 		return nil
 	case e.schema != nil:
+		// A body assignment of a declared attribute is checked against its
+		// type even when the instance's config then replaces the value.
+		if _, inConfig := e.schema.config.Entry(name); inConfig {
+			if a, ok := e.schema.def.attrDecls()[name]; ok && a.ty != nil {
+				if _, fits, err := in.tryConvert(a.env, v, a.ty, true); err != nil {
+					return err
+				} else if !fits {
+					return in.attrTypeError(e.schema, a, name, v, pos)
+				}
+			}
+		}
 		return in.frameSet(e.schema, e, name, v, pos)
 	case e.pkg != nil:
 		ls := e.pkg.global

@@ -675,6 +675,13 @@ func (r *resolver) ident(id *syntax.Identifier) {
 	if len(id.Names) > 1 {
 		if sym.kind == symModule {
 			r.moduleMembers(sym, id)
+			if len(id.Names) > 2 && sym.module != nil {
+				// pkg.value.member: the member of the value's type.
+				if target := r.infos[sym.module.Path]; target != nil && target.varTypes[id.Names[1].Value] != nil {
+					rest := &syntax.Identifier{Span: id.Span, Names: id.Names[1:], Ctx: id.Ctx}
+					r.attrPath(target.varTypes[id.Names[1].Value], rest, true)
+				}
+			}
 			return
 		}
 		r.attrPath(r.nameType(first), id, true)

@@ -356,10 +356,10 @@ func assignable(t, u *typ) bool {
 	case tInt:
 		return t.kind == tInt || t.kind == tLitInt
 	case tFloat, tLitFloat:
-		// An int is a float, and to the official resolver a bool is one
-		// too (refused at run time); float literal types are checked at
-		// run time.
-		return t.kind == tInt || t.kind == tLitInt || t.kind == tFloat || t.kind == tLitFloat || t.kind == tBool || t.kind == tLitBool
+		// An int is a float, and to the official resolver so is a bool
+		// literal (refused at run time; a bool is not); float literal types
+		// are checked at run time.
+		return t.kind == tInt || t.kind == tLitInt || t.kind == tFloat || t.kind == tLitFloat || t.kind == tLitBool
 	case tStr:
 		return t.kind == tStr || t.kind == tLitStr
 	case tLitStr:

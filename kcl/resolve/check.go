@@ -887,6 +887,12 @@ func (r *resolver) expr(e syntax.Expr) {
 				r.typ(e.ReturnTy)
 				r.typeAt = nil
 			}
+			if n := len(e.Body); n > 0 {
+				if last, ok := e.Body[n-1].(*syntax.IfStmt); ok {
+					// The official resolver looks at the last statement first.
+					r.report(KindCompile, last.Pos(), "The last statement of the lambda body must be a expression e.g., x, 1, etc.")
+				}
+			}
 			r.stmts(e.Body)
 			r.lambdaBodyTypes[e] = r.lambdaBodyType(e)
 			// The value of the body's last expression is the result.
@@ -1199,7 +1205,7 @@ func (r *resolver) subscript(e *syntax.Subscript) {
 
 // lambdaBodyType is the type of the value a lambda's body ends with (its
 // last expression, or the value of its last assignment), in the body's
-// scope; an if statement there is an error of its own.
+// scope.
 func (r *resolver) lambdaBodyType(e *syntax.LambdaExpr) *typ {
 	n := len(e.Body)
 	if n == 0 {
@@ -1214,8 +1220,6 @@ func (r *resolver) lambdaBodyType(e *syntax.LambdaExpr) *typ {
 		if last.Value != nil {
 			return r.exprType(last.Value, 0)
 		}
-	case *syntax.IfStmt:
-		r.report(KindCompile, last.Pos(), "The last statement of the lambda body must be a expression e.g., x, 1, etc.")
 	}
 	return anyT
 }

@@ -44,8 +44,12 @@ func TestArtifactDigestMismatchIsRetried(t *testing.T) {
 	createKCLRun(t, ns, "app", "app")
 	readyAt(t, ns, "app", good.Revision)
 
+	// The claimed content is unique to this test run: the compiler caches
+	// verified artifacts by digest and serves a digest it verified before
+	// (another test's configMap("settings", "v2"), or this test's in an
+	// earlier -count iteration) without downloading the tampered bytes.
 	path := artifactserver.ArtifactPath("GitRepository", ns, "app", "tampered.tar.gz")
-	artifact, err := artifacts.PublishFiles(path, map[string]string{"main.k": configMap("settings", "v2")}, "main@sha1:tampered")
+	artifact, err := artifacts.PublishFiles(path, map[string]string{"main.k": configMap("settings", "claimed-"+ns)}, "main@sha1:tampered")
 	if err != nil {
 		t.Fatal(err)
 	}

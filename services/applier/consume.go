@@ -179,6 +179,7 @@ func (s *Service) handle(ctx context.Context, msg jetstream.Msg) {
 			s.hooks.Enter(req.Key())
 		}
 		out = s.reconcile(ctx, req, delivered)
+		out.Request = req
 		if s.hooks.Exit != nil {
 			s.hooks.Exit(req.Key(), out)
 		}

@@ -34,7 +34,7 @@ func TestNoOpReconcileWritesNothing(t *testing.T) {
 		g.Eventually(func() int { return tracker.count(key) }, "1m", "5ms").Should(BeNumerically(">", n))
 		noop = append(noop, time.Since(start))
 		writesPerNoop = append(writesPerNoop, writes.n.Load()-before)
-		g.Expect(tracker.last(key).Result).To(Equal(applier.ResultNoOp))
+		g.Expect(tracker.last(key).Result).To(Equal(applier.ResultNoOp), "reconciles since the request: %s (all: %s)", tracker.since(key, n), tracker.since(key, 0))
 	}
 	for _, w := range writesPerNoop {
 		g.Expect(w).To(BeZero(), "apiserver writes during a no-op reconcile")

@@ -55,6 +55,9 @@ type Outcome struct {
 	Err error
 	// Changes summarises the change set of an apply.
 	Changes map[ssa.Action][]string
+	// Request is the reconcile request answered: its reason and trigger say
+	// why the reconcile ran (set before Hooks.Exit).
+	Request reconcilerequest.Request
 
 	fingerprint string
 	revision    string

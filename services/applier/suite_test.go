@@ -253,6 +253,28 @@ func (t *reconcileTracker) last(key string) applier.Outcome {
 	return o[len(o)-1]
 }
 
+// since describes the outcomes of key from the n-th on: result, request
+// reason and trigger, for failure messages.
+func (t *reconcileTracker) since(key string, n int) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var b strings.Builder
+	for i, o := range t.outcomes[key] {
+		if i < n {
+			continue
+		}
+		fmt.Fprintf(&b, "#%d %s (reason %s", i, o.Result, o.Request.Reason)
+		if o.Request.Trigger != "" {
+			fmt.Fprintf(&b, ", trigger %s", o.Request.Trigger)
+		}
+		if o.Err != nil {
+			fmt.Fprintf(&b, ", error %v", o.Err)
+		}
+		b.WriteString("); ")
+	}
+	return b.String()
+}
+
 func (t *reconcileTracker) overlapping() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -1,14 +1,18 @@
 package applier_test
 
 import (
+	"context"
 	"fmt"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 )
 
@@ -54,16 +58,38 @@ func TestNoOpReconcileWritesNothing(t *testing.T) {
 	assertNoOverlap(t)
 }
 
-// waitQuiet waits until key has had no reconcile for a moment.
+// waitQuiet waits until key has nothing left to reconcile: no reconcile of it
+// running, no request for it in the stream (one requeued for a while, as a
+// drift request that found the lease held is for 1 s, included) and no
+// reconcile finished for a moment (a drift request an apply caused may still
+// be on its way to the stream).
 func waitQuiet(t testing.TB, key string) {
 	t.Helper()
+	namespace, name, _ := strings.Cut(key, "/")
+	nc, err := nats.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
 	last := -1
-	NewWithT(t).Eventually(func() bool {
+	NewWithT(t).Eventually(func(g Gomega) {
 		n := tracker.count(key)
 		quiet := n == last
 		last = n
-		return quiet
-	}, "1m", "700ms").Should(BeTrue())
+		g.Expect(quiet).To(BeTrue(), "a reconcile finished since the last look")
+		g.Expect(tracker.running(key)).To(BeZero(), "reconciles running")
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		stream, err := js.Stream(ctx, shard.Name("").Stream())
+		g.Expect(err).NotTo(HaveOccurred())
+		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(reconcilerequest.Subject("", namespace, name)))
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(info.State.Msgs).To(BeZero(), "requests in the stream")
+	}, "1m", "700ms").Should(Succeed())
 }
 
 func median(d []time.Duration) time.Duration {

@@ -242,6 +242,13 @@ func (t *reconcileTracker) count(key string) int {
 	return len(t.outcomes[key])
 }
 
+// running is the number of reconciles of key in progress.
+func (t *reconcileTracker) running(key string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.inside[key]
+}
+
 // last is the latest outcome of key.
 func (t *reconcileTracker) last(key string) applier.Outcome {
 	t.mu.Lock()

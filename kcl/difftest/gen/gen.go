@@ -111,6 +111,9 @@ type schema struct {
 	attrs  []attr
 	check  bool
 	pkg    string // "" or the package alias it lives in
+	// locals are the names the body assigns without declaring them: not
+	// attributes of the schema's type, not visible in a child's body.
+	locals []variable
 }
 
 // allAttrs is the attributes of s with its parents', parents first.
@@ -281,6 +284,10 @@ func (g *generator) schemaDef() {
 		}
 		s.attrs = append(s.attrs, a)
 	}
+	var checks []string
+	if g.chance(0.5) {
+		checks = g.schemaBody(s)
+	}
 	if g.chance(0.4) {
 		var ints []attr
 		for _, a := range s.allAttrs() {
@@ -291,10 +298,15 @@ func (g *generator) schemaDef() {
 		if len(ints) > 0 {
 			a := ints[g.pick(len(ints))]
 			s.check = true
-			g.line("")
-			g.line("    check:")
 			lim := g.r.Intn(5) - 1
-			g.line("        %s >= %d, \"%s must be at least %d\"", a.name, lim, a.name, lim)
+			checks = append(checks, fmt.Sprintf("%s >= %d, \"%s must be at least %d\"", a.name, lim, a.name, lim))
+		}
+	}
+	if len(checks) > 0 {
+		g.line("")
+		g.line("    check:")
+		for _, c := range checks {
+			g.line("        %s", c)
 		}
 	}
 	g.line("")
@@ -314,12 +326,7 @@ func (g *generator) lambdaDef() {
 		g.vars = append(g.vars, variable{name: p, k: k})
 	}
 	g.line("%s = lambda %s -> %s {", l.name, strings.Join(ps, ", "), l.ret.annotation())
-	if g.chance(0.3) {
-		t := g.fresh("_t")
-		g.line("    %s = %s", t, g.expr(tInt))
-		g.vars = append(g.vars, variable{name: t, k: tInt})
-	}
-	g.line("    %s", g.expr(l.ret))
+	g.lambdaBody("    ", l.ret, g.vars[len(saved):], true)
 	g.line("}")
 	g.vars = saved
 	g.lambdas = append(g.lambdas, l)
@@ -392,7 +399,9 @@ func (g *generator) assign() {
 
 // breakExpr makes e slightly wrong.
 func (g *generator) breakExpr(k kind, e string) string {
-	switch g.pick(10) {
+	switch g.pick(11) {
+	case 10:
+		return g.badMember()
 	case 8:
 		return []string{"1Ki", "2Mi", "3K", "1G"}[g.pick(4)]
 	case 9:
@@ -422,7 +431,7 @@ func (g *generator) ifStmt() {
 	name := "_" + g.fresh("v")
 	k := kind(g.pick(int(tSchema)))
 	g.line("if %s:", g.expr(tBool))
-	g.line("    %s = %s", name, g.expr(k))
+	g.line("    %s = %s", name, g.firstValue(k))
 	if g.chance(0.5) {
 		g.line("elif %s:", g.expr(tBool))
 		g.line("    %s = %s", name, g.expr(k))
@@ -529,7 +538,9 @@ func (g *generator) instance(s *schema) string {
 				if a.k == tDictInt {
 					op = ":"
 				}
-				if op == "+=" && a.def == "" {
+				if op == "+=" && (a.def == "" || strings.Contains(v, " if ")) {
+					// The official resolver types an if-expression of list
+					// literals as a union, which += does not take.
 					op = "="
 				}
 			}
@@ -641,7 +652,8 @@ func (g *generator) edgeCase() string {
 		return fmt.Sprintf("regex.%s(%q, %q)", fn, pick("abc-abc", "x-7", "v12 v3", "é1 ü2", "a,b c", "aabbcc", "ABCdef", "1.25 and 3.5", "-bad-", "日本 語"), pat)
 	case 3:
 		g.imports["regex"] = true
-		return fmt.Sprintf("regex.replace(%q, %q, %q)", pick("a1b22c333", "x-y-z", "éa1"), pick(`(\d+)`, `(?<=[a-z])\d`, `(?P<n>\d)`, `-`), pick("<$1>", "#", "${n}!", "$$"))
+		// The replacement is written as is: `\${` keeps ${n} from being an interpolation.
+		return fmt.Sprintf("regex.replace(%q, %q, \"%s\")", pick("a1b22c333", "x-y-z", "éa1"), pick(`(\d+)`, `(?<=[a-z])\d`, `(?P<n>\d)`, `-`), pick("<$1>", "#", `\${n}!`, "$$"))
 	case 4:
 		return pick("str", "float", "int") + "(" + pick("1.7976931348623157e308 * 2.0", "1e308 / 1e-10", "0.1 + 0.2", "1e16", "1e-7", "123456789.125", "2.5e-8 * 3", "-0.0", "5e-324", "1e21 + 1", "float(1 << 53) + 1") + ")"
 	case 5:
@@ -660,8 +672,7 @@ func (g *generator) edgeCase() string {
 	default:
 		g.imports["json"] = true
 		g.imports["yaml"] = true
-		v := pick("[0.1, 1.0, 1e21, 1e-7, 100.0, -0.0]", `{"s": "multi
-line", "q": "true", "n": "123", "e": "", "u": "über"}`, `{"b": 1, "a": {"d": None, "c": [1, "x"]}}`, `["- x", "key: v", "#c", "'q'", ""dq"", "a	b"]`)
+		v := pick("[0.1, 1.0, 1e21, 1e-7, 100.0, -0.0]", `{"s": "multi\nline", "q": "true", "n": "123", "e": "", "u": "über"}`, `{"b": 1, "a": {"d": None, "c": [1, "x"]}}`, `["- x", "key: v", "#c", "'q'", "\"dq\"", "a	b"]`)
 		return fmt.Sprintf("%s.encode(%s%s)", pick("json", "yaml"), v, pick("", ", sort_keys=True", ", ignore_none=True"))
 	}
 }
@@ -733,7 +744,7 @@ func (g *generator) expr(k kind) string {
 	}
 	switch k {
 	case tInt:
-		switch g.pick(7) {
+		switch g.pick(8) {
 		case 0:
 			return fmt.Sprintf("(%s %s %s)", g.expr(tInt), []string{"+", "-", "*"}[g.pick(3)], g.expr(tInt))
 		case 1:
@@ -746,6 +757,8 @@ func (g *generator) expr(k kind) string {
 			return fmt.Sprintf("sum(%s)", g.expr(tListInt))
 		case 5:
 			return fmt.Sprintf("(%s << %d)", g.expr(tInt), g.pick(40))
+		case 6:
+			return g.strMethod(tInt)
 		default:
 			return g.literal(k)
 		}
@@ -763,7 +776,7 @@ func (g *generator) expr(k kind) string {
 			return g.literal(k)
 		}
 	case tStr:
-		switch g.pick(9) {
+		switch g.pick(10) {
 		case 0:
 			// No double-quoted string inside ${}: that ends the outer literal.
 			return fmt.Sprintf("\"%s-${%s}\"", g.word(), g.primary([]kind{tInt, tBool, tListInt, tFloat}[g.pick(4)]))
@@ -779,7 +792,15 @@ func (g *generator) expr(k kind) string {
 		case 5:
 			return fmt.Sprintf("str(%s)", g.expr([]kind{tInt, tFloat, tBool, tListInt, tDictInt}[g.pick(5)]))
 		case 6:
-			return fmt.Sprintf("%s[%s]", g.expr(tStr), []string{"0:2", "::-1", "1:", ":-1"}[g.pick(4)])
+			e := g.expr(tStr)
+			if strings.HasPrefix(e, "(") && strings.Contains(e, " if ") {
+				// The official resolver types an if-expression of str
+				// literals as their union, which is not subscriptable.
+				e = "str" + e
+			}
+			return fmt.Sprintf("%s[%s]", e, []string{"0:2", "::-1", "1:", ":-1"}[g.pick(4)])
+		case 8:
+			return g.strMethod(tStr)
 		case 7:
 			if s, ok := g.schemaVar(); ok {
 				for _, a := range s.schema.allAttrs() {
@@ -793,7 +814,7 @@ func (g *generator) expr(k kind) string {
 			return g.literal(k)
 		}
 	case tBool:
-		switch g.pick(7) {
+		switch g.pick(8) {
 		case 0:
 			return fmt.Sprintf("(%s %s %s)", g.expr(tInt), []string{"<", ">=", "==", "!="}[g.pick(4)], g.expr(tInt))
 		case 1:
@@ -806,6 +827,8 @@ func (g *generator) expr(k kind) string {
 			return fmt.Sprintf("(all x in %s { x %s %d })", g.primary(tListInt), []string{">", "<", "!="}[g.pick(3)], g.r.Intn(5))
 		case 5:
 			return fmt.Sprintf("%s.startswith(%s)", g.expr(tStr), g.literal(tStr))
+		case 6:
+			return g.strMethod(tBool)
 		default:
 			return g.literal(k)
 		}
@@ -825,7 +848,7 @@ func (g *generator) expr(k kind) string {
 			return g.literal(k)
 		}
 	case tListStr:
-		switch g.pick(5) {
+		switch g.pick(6) {
 		case 0:
 			return fmt.Sprintf("[\"${x}\" for x in %s]", g.expr(tListInt))
 		case 1:
@@ -834,6 +857,8 @@ func (g *generator) expr(k kind) string {
 			return fmt.Sprintf("[k for k in %s]", g.expr(tDictInt))
 		case 3:
 			return fmt.Sprintf("sorted(%s)", g.expr(tListStr))
+		case 4:
+			return g.strMethod(tListStr)
 		default:
 			return g.literal(k)
 		}

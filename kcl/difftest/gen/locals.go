@@ -89,11 +89,16 @@ func (g *generator) lambdaBody(ind string, ret kind, own []variable, nest bool) 
 	if g.broken() {
 		e = g.breakLocal(ret, e)
 	}
-	if strings.HasPrefix(e, "-") {
+	switch {
+	case g.chance(0.1):
+		// A body ending in an assignment has the assigned value.
+		g.line("%s%s = %s", ind, g.fresh("t"), e)
+	case strings.HasPrefix(e, "-"):
 		// After a statement a line cannot start with a unary minus.
-		e = "(" + e + ")"
+		g.line("%s(%s)", ind, e)
+	default:
+		g.line("%s%s", ind, e)
 	}
-	g.line("%s%s", ind, e)
 	// A nested lambda is a local of this body.
 	g.lambdas = g.lambdas[:lambdas]
 }

@@ -90,6 +90,10 @@ func (g *generator) lambdaBody(ind string, ret kind, own []variable, nest bool) 
 		e = g.breakLocal(ret, e)
 	}
 	switch {
+	case g.broken() && g.chance(0.2):
+		// The last statement of a body cannot be an if statement.
+		g.line("%sif %s:", ind, g.expr(tBool))
+		g.line("%s    %s = %s", ind, g.fresh("t"), e)
 	case g.chance(0.1):
 		// A body ending in an assignment has the assigned value.
 		g.line("%s%s = %s", ind, g.fresh("t"), e)

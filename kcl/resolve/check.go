@@ -331,16 +331,7 @@ func (r *resolver) stmt(s syntax.Stmt) {
 	case *syntax.SchemaAttr:
 		r.annotation(s.Ty)
 		r.expr(s.Value)
-		if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
-			if si := r.schemaOf(r.pkg, s.Ty); si != nil {
-				r.configKeys(si, cfg, 0)
-				r.configTypes(si, cfg.Items, nil, 0)
-			}
-		} else if cfg := unionedConfig(s.Value); cfg != nil {
-			if si := r.schemaOf(r.pkg, s.Ty); si != nil {
-				r.configTypes(si, cfg.Items, nil, 0)
-			}
-		}
+		r.annotatedConfig(s.Ty, s.Value)
 		if s.Value != nil && s.Op == syntax.AugAssign && r.schema != nil && s.Name != nil {
 			if want, decl := r.attrType(r.schema, s.Name.Value); decl == s {
 				r.mustAssign(r.exprType(s.Value, 0), want, s.Pos(), nil)

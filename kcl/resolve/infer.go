@@ -527,6 +527,21 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 	}
 }
 
+// annotatedConfig checks a config literal (or `v | {...}`) stored under a
+// schema annotation: its keys, and its values against the attributes.
+func (r *resolver) annotatedConfig(ty syntax.Type, value syntax.Expr) {
+	if cfg, ok := value.(*syntax.ConfigExpr); ok {
+		if si := r.schemaOf(r.pkg, ty); si != nil {
+			r.configKeys(si, cfg, 0)
+			r.configTypes(si, cfg.Items, nil, 0)
+		}
+	} else if cfg := unionedConfig(value); cfg != nil {
+		if si := r.schemaOf(r.pkg, ty); si != nil {
+			r.configTypes(si, cfg.Items, nil, 0)
+		}
+	}
+}
+
 // flowAssign checks an assignment of a name whose type its first
 // assignment sets (the package's globals, a lambda's locals): an annotation
 // or the first value walked types the name, later values must fit it.
@@ -535,16 +550,7 @@ func (r *resolver) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, se
 	name := t.Name.Value
 	got := r.exprType(s.Value, 0)
 	if s.Ty != nil {
-		if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
-			if si := r.schemaOf(r.pkg, s.Ty); si != nil {
-				r.configKeys(si, cfg, 0)
-				r.configTypes(si, cfg.Items, nil, 0)
-			}
-		} else if cfg := unionedConfig(s.Value); cfg != nil {
-			if si := r.schemaOf(r.pkg, s.Ty); si != nil {
-				r.configTypes(si, cfg.Items, nil, 0)
-			}
-		}
+		r.annotatedConfig(s.Ty, s.Value)
 		want := r.fromSyntax(r.pkg, s.Ty, 0)
 		if want.kind != tSchema {
 			pos := t.Pos()

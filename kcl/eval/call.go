@@ -171,13 +171,16 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 type lambdaFn struct {
 	expr *syntax.LambdaExpr
 	env  *env
+	// branchLocals are the names only if statements of the body assign,
+	// found once per lambda value rather than per call.
+	branchLocals []string
 }
 
 func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) (value.Value, error) {
 	if err := checkParams(x.Args); err != nil {
 		return nil, err
 	}
-	lf := &lambdaFn{expr: x, env: e}
+	lf := &lambdaFn{expr: x, env: e, branchLocals: branchLocals(x.Body, false, nil)}
 	f := &value.Function{FuncName: "lambda", Closure: lf}
 	f.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
 		return in.callLambda(lf, args, kwargs)
@@ -199,7 +202,11 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	}
 	// A local that only an if statement's branch assigns is Undefined when
 	// the branch does not run (the official scope holds it from the start).
-	seedBranchLocals(x.Body, vars, false)
+	for _, n := range lf.branchLocals {
+		if _, ok := vars[n]; !ok {
+			vars[n] = value.Undefined
+		}
+	}
 	le := lf.env.withLocals(vars)
 	le.lambda = le.locals
 	var result value.Value = value.None
@@ -249,25 +256,24 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// seedBranchLocals sets to Undefined the names assigned inside if statements
-// of a lambda body that have no value yet.
-func seedBranchLocals(stmts []syntax.Stmt, vars map[string]value.Value, inBranch bool) {
+// branchLocals lists the names assigned inside if statements of a lambda
+// body.
+func branchLocals(stmts []syntax.Stmt, inBranch bool, out []string) []string {
 	for _, st := range stmts {
 		switch st := st.(type) {
 		case *syntax.IfStmt:
-			seedBranchLocals(st.Body, vars, true)
-			seedBranchLocals(st.Orelse, vars, true)
+			out = branchLocals(st.Body, true, out)
+			out = branchLocals(st.Orelse, true, out)
 		case *syntax.AssignStmt:
 			if !inBranch {
 				continue
 			}
 			for _, t := range st.Targets {
 				if t != nil && t.Name != nil && len(t.Paths) == 0 {
-					if _, ok := vars[t.Name.Value]; !ok {
-						vars[t.Name.Value] = value.Undefined
-					}
+					out = append(out, t.Name.Value)
 				}
 			}
 		}
 	}
+	return out
 }

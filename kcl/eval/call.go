@@ -174,6 +174,9 @@ type lambdaFn struct {
 	// branchLocals are the names only if statements of the body assign,
 	// found once per lambda value rather than per call.
 	branchLocals []string
+	// this is the schema instance being built where the lambda was made:
+	// the lambda reads its attributes as they are when it is called.
+	this *schemaFrame
 }
 
 func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) (value.Value, error) {
@@ -181,6 +184,9 @@ func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) (value.Value, error) 
 		return nil, err
 	}
 	lf := &lambdaFn{expr: x, env: e, branchLocals: branchLocals(x.Body, false, nil)}
+	if fr, ok := in.topFrame(); ok {
+		lf.this = fr.f
+	}
 	f := &value.Function{FuncName: "lambda", Closure: lf}
 	f.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
 		return in.callLambda(lf, args, kwargs)
@@ -209,6 +215,12 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	}
 	le := lf.env.withLocals(vars)
 	le.lambda = le.locals
+	in.lambdaDepth++
+	defer func() { in.lambdaDepth-- }()
+	if lf.this != nil {
+		in.frameStack = append(in.frameStack, frameRef{f: lf.this})
+		defer func(n int) { in.frameStack = in.frameStack[:n] }(len(in.frameStack) - 1)
+	}
 	var result value.Value = value.None
 	for _, st := range x.Body {
 		v, err := in.execStmtValue(le, st)

@@ -77,6 +77,16 @@ type Interp struct {
 	exprResults []exprResult
 	// absImports remembers resolveAbsImport's answers for the run.
 	absImports map[absImportKey][2]string
+	// The official evaluator's dynamic state that the lazy scopes depend on
+	// (see lazy.go): the setters being backtracked, the names being
+	// assigned, the statement run last, the schemas being built (and the
+	// instances lambdas written in schema bodies read) and the lambda calls
+	// under way.
+	backtrack   []backtrackMeta
+	targets     []string
+	astID       syntax.Stmt
+	frameStack  []frameRef
+	lambdaDepth int
 }
 
 // pkgState is a loaded package.
@@ -327,7 +337,8 @@ func checkImmutable(refs []stmtRef) error {
 	return walk(stmts)
 }
 
-// evalPackage runs every top-level statement of p once.
+// evalPackage defines p's schemas and rules, then runs every other top-level
+// statement once, in order (the main pass; see lazy.go).
 func (in *Interp) evalPackage(p *pkgState) error {
 	if p.state == 2 {
 		return nil
@@ -337,7 +348,22 @@ func (in *Interp) evalPackage(p *pkgState) error {
 	}
 	p.state = 1
 	ls := p.global
-	for i := range ls.stmts {
+	for i, r := range ls.stmts {
+		switch r.stmt.(type) {
+		case *syntax.SchemaStmt, *syntax.RuleStmt:
+			if !ls.defined[i] {
+				ls.defined[i] = true
+				if err := in.runGlobalStmt(p, i); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for i, r := range ls.stmts {
+		switch r.stmt.(type) {
+		case *syntax.SchemaStmt, *syntax.RuleStmt:
+			continue
+		}
 		if err := in.runGlobalStmt(p, i); err != nil {
 			return err
 		}
@@ -348,10 +374,6 @@ func (in *Interp) evalPackage(p *pkgState) error {
 
 func (in *Interp) runGlobalStmt(p *pkgState, i int) error {
 	ls := p.global
-	if ls.done[i] {
-		return nil
-	}
-	ls.done[i] = true
 	ref := ls.stmts[i]
 	e := &env{file: ref.file, pkg: p}
 	prev, prevFile := in.currentPkg, in.thread.CurrentFile

@@ -174,7 +174,8 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	// Combined bodies: ancestors first, each followed by its mixins.
 	var refs []stmtRef
 	var envs []*env
-	addBody := func(d *schemaDef, body []syntax.Stmt, params *syntax.Arguments) error {
+	var segs []bodySegment
+	addBody := func(d *schemaDef, body []syntax.Stmt, params *syntax.Arguments, mixin bool) error {
 		be := &env{file: d.env.file, pkg: d.env.pkg, schema: f}
 		if params != nil {
 			vars, err := in.bindParams(d.env, params, args, kwargs, pos, f.converted, false)
@@ -183,6 +184,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			}
 			be.locals = &locals{vars: vars}
 		}
+		segs = append(segs, bodySegment{start: len(refs), end: len(refs) + len(body), mixin: mixin})
 		for _, st := range body {
 			refs = append(refs, stmtRef{stmt: st, file: d.env.file})
 			envs = append(envs, be)
@@ -191,13 +193,13 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	}
 	for _, d := range def.chain() {
 		if d.stmt != nil {
-			if err := addBody(d, d.stmt.Body, d.stmt.Args); err != nil {
+			if err := addBody(d, d.stmt.Body, d.stmt.Args, false); err != nil {
 				return nil, err
 			}
 		}
 		for _, m := range d.mixins {
 			if m.stmt != nil {
-				if err := addBody(m, m.stmt.Body, nil); err != nil {
+				if err := addBody(m, m.stmt.Body, nil, true); err != nil {
 					return nil, err
 				}
 			}
@@ -208,11 +210,25 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	for _, name := range f.ls.order {
 		f.inst.Set(name, value.Undefined)
 	}
-	for i := range refs {
-		if err := in.runFrameStmt(f, i); err != nil {
-			return nil, err
+	in.frameStack = append(in.frameStack, frameRef{f: f, lazy: true})
+	defer func(n int) { in.frameStack = in.frameStack[:n] }(len(in.frameStack) - 1)
+	// Each body of the chain runs with a fresh backtracking state, each mixin
+	// with a copy of its host's (see lazy.go).
+	owner := f.ls.st
+	for _, sg := range segs {
+		if sg.mixin {
+			f.ls.st = owner.clone()
+		} else {
+			f.ls.st = newLazyState(len(f.ls.lay.names))
+			owner = f.ls.st
+		}
+		for i := sg.start; i < sg.end; i++ {
+			if err := in.execStmt(f.stmtEnv[i], f.ls.stmts[i].stmt); err != nil {
+				return nil, err
+			}
 		}
 	}
+	f.ls.st = owner
 	// Config keys the body did not assign: placeholders of attributes take the
 	// config value; other keys need an index signature.
 	var relaxedKeys []string
@@ -291,46 +307,48 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	return inst, nil
 }
 
-func (in *Interp) runFrameStmt(f *schemaFrame, i int) error {
-	if f.ls.done[i] {
-		return nil
-	}
-	f.ls.done[i] = true
-	// Inside a statement that assigns an attribute, reading that attribute
-	// gives its value so far without running its later setters (the
-	// runtime's in-place rule): a mixin reading `kubernetes` while adding to
-	// it must not pull in the mixins after it.
-	var marked []string
-	for _, n := range stmtTargets(f.ls.stmts[i].stmt, nil) {
-		if !f.ls.running[n] {
-			f.ls.running[n] = true
-			marked = append(marked, n)
-		}
-	}
-	defer func() {
-		for _, n := range marked {
-			delete(f.ls.running, n)
-		}
-	}()
-	return in.execStmt(f.stmtEnv[i], f.ls.stmts[i].stmt)
+// bodySegment is one body of a schema's combined bodies.
+type bodySegment struct {
+	start, end int
+	mixin      bool
 }
 
-// frameLookup reads an attribute of the instance under construction.
-func (in *Interp) frameLookup(f *schemaFrame, name string) (value.Value, bool, error) {
-	ls := f.ls
-	if idxs, ok := ls.setters[name]; ok && !ls.running[name] {
-		ls.running[name] = true
-		for _, i := range idxs {
-			if !ls.done[i] {
-				if err := in.runFrameStmt(f, i); err != nil {
-					delete(ls.running, name)
-					return nil, false, err
-				}
-			}
-		}
-		delete(ls.running, name)
+// frameRef is an entry of the official schema stack: an instance being
+// built, or (lazy false) the instance a lambda written in its body was made
+// in, whose attributes the lambda reads as they are, without backtracking.
+type frameRef struct {
+	f    *schemaFrame
+	lazy bool
+}
+
+// topFrame is the schema being built or read by the running code, if any.
+func (in *Interp) topFrame() (frameRef, bool) {
+	if n := len(in.frameStack); n > 0 {
+		return in.frameStack[n-1], true
 	}
-	if v, ok := f.inst.Get(name); ok {
+	return frameRef{}, false
+}
+
+// frameLookup reads an attribute of a schema instance (the official
+// get_value): its value, backtracked through the bodies' setters when the
+// instance is being built (see lazy.go).
+func (in *Interp) frameLookup(fr frameRef, name string) (value.Value, bool, error) {
+	f := fr.f
+	v, ok := f.inst.Get(name)
+	if ok && fr.lazy {
+		if id, has := f.ls.lay.ids[name]; has {
+			v, err := in.lazyGet(f.ls, id, name, v, func(s setter) error {
+				return in.runFrameSetter(f, s)
+			}, func() value.Value {
+				if v, ok := f.inst.Get(name); ok {
+					return v
+				}
+				return value.Undefined
+			})
+			return v, true, err
+		}
+	}
+	if ok {
 		return v, true, nil
 	}
 	if v, ok := f.config.Get(name); ok {
@@ -342,13 +360,40 @@ func (in *Interp) frameLookup(f *schemaFrame, name string) (value.Value, bool, e
 	return nil, false, nil
 }
 
+// runFrameSetter runs a setter of a schema instance by backtracking. While a
+// lambda call is under way, the official evaluator runs it in a scope frame
+// of its own, so that a plain assignment there binds a variable of that frame
+// and leaves the attribute as it is.
+func (in *Interp) runFrameSetter(f *schemaFrame, s setter) error {
+	in.pushBacktrack(s)
+	defer in.popBacktrack()
+	e := f.stmtEnv[s.stmt]
+	if in.lambdaDepth > 0 {
+		c := *e
+		c.locals = &locals{vars: map[string]value.Value{}, parent: e.locals}
+		c.lambda = c.locals
+		e = &c
+	}
+	return in.execStmt(e, f.ls.stmts[s.stmt].stmt)
+}
+
+// frameAssigned records an assignment of an attribute (the official set_value).
+func (in *Interp) frameAssigned(f *schemaFrame, name string) {
+	in.lazySet(f.ls, f.ls.id(name), func() value.Value {
+		if v, ok := f.inst.Get(name); ok {
+			return v
+		}
+		return value.Undefined
+	})
+}
+
 // hasAttr tells whether name is an attribute of the schema: declared (own or
 // inherited) or assigned in a body.
 func (f *schemaFrame) hasAttr(name string) bool {
 	if _, ok := f.def.attrDecls()[name]; ok {
 		return true
 	}
-	_, ok := f.ls.setters[name]
+	_, ok := f.ls.lay.ids[name]
 	return ok
 }
 
@@ -443,7 +488,11 @@ func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
 			v = literalTypeValue(lt)
 		}
 	}
-	if s.Value != nil {
+	// A default that the config replaces (`S {f = v}`, no index) is not
+	// evaluated, as in 0.12.1.
+	ent, inConfig := e.schema.config.Entry(s.Name.Value)
+	overridden := inConfig && ent.Op == value.OpOverride && ent.Index == value.NoIndex
+	if s.Value != nil && !overridden {
 		var err error
 		v, err = in.eval(e, s.Value)
 		if err != nil {
@@ -470,11 +519,12 @@ func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
 	// An attribute's own value (no config entry) is kept with the override
 	// operation, as the runtime's schema_dict_merge does: unifying a later
 	// instance of the schema replaces the key instead of merging into it.
-	if _, inConfig := e.schema.config.Entry(s.Name.Value); s.Value != nil && !inConfig {
+	if s.Value != nil && !inConfig {
 		if cur, ok := e.schema.inst.Get(s.Name.Value); ok {
 			e.schema.inst.SetEntry(value.Entry{Key: s.Name.Value, Value: cur, Op: value.OpOverride, Index: value.NoIndex})
 		}
 	}
+	in.frameAssigned(e.schema, s.Name.Value)
 	return nil
 }
 

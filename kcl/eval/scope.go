@@ -3,41 +3,12 @@
 // A name is looked up (Interp.lookup) through, in order: the local variables
 // of lambdas and comprehensions (env.locals, a chain of maps, which also
 // holds the keys written so far in a config literal being built), the schema
-// instance under construction (env.schema), the package's globals, the
-// imports of the file (and, for the main package, of its other files), then
-// the builtins.
+// instance being built or read by the running code (Interp.frameStack, which
+// is dynamic: a lambda called from a schema body reads that schema's
+// attributes), the package's globals, the imports of the file (and, for the
+// main package, of its other files), then the builtins.
 //
-// Globals and schema attributes live in a lazyScope, because KCL assignments
-// are order-independent: `b = a + 1` may come before `a = 1`, in the same file
-// or in another file of the package. A lazyScope is built before anything
-// runs, from the statements of the package (or of a schema's bodies, its
-// parents' and mixins' included):
-//
-//   - stmts lists the statements; setters maps each name to the indexes of the
-//     statements that may assign it (an if statement counts for the names its
-//     branches assign); order is the names in the order they are first
-//     written, which is the order of the output whatever order values are
-//     computed in.
-//   - Running statement i marks done[i] first, so each runs at most once.
-//
-// The package runs its statements in source order (evalPackage). When a
-// statement reads a name (globalLookup, frameLookup for a schema), the name's
-// setters that have not run yet run first, in source order, and then the
-// value is read: `b = a + 1` runs `a = 1` on the spot. running[name] marks a
-// name whose setters are running, so that a statement reading the name it
-// assigns (`_a = _a + 1`) or a cycle (`a = b`, `b = a`) reads the value set so
-// far (Undefined if none) instead of recursing forever. A name that has
-// setters but no value (its only assignment is on a branch that did not run)
-// reads as Undefined.
-//
-// A schema instance gets a fresh lazyScope over the combined bodies of its
-// type chain (schemaFrame.ls): its attributes are computed on demand in the
-// same way, and an attribute declared but never set reads as Undefined. A
-// statement that assigns an attribute marks it running while it runs, so that
-// reading the attribute there gives its value so far without pulling in its
-// later setters (a mixin adding to `labels` sees the labels before it). The
-// instance's config is merged into each attribute as it is assigned
-// (frameSet), so a body default and `A {x = 1}` meet where x is set.
+// Globals and schema attributes live in a lazyScope: see lazy.go.
 
 package eval
 
@@ -135,8 +106,11 @@ func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value,
 	} else if v, ok := e.locals.get(name); ok {
 		return v, nil
 	}
-	if e.schema != nil {
-		v, ok, err := in.frameLookup(e.schema, name)
+	// While a schema is being built, names are its attributes first, and
+	// globals are read as they are (see lazy.go).
+	fr, inSchema := in.topFrame()
+	if inSchema {
+		v, ok, err := in.frameLookup(fr, name)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +119,14 @@ func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value,
 		}
 	}
 	if e.pkg != nil {
-		v, ok, err := in.globalLookup(e.pkg, name)
+		var v value.Value
+		var ok bool
+		var err error
+		if inSchema {
+			v, ok, err = in.globalCurrent(e.pkg, name)
+		} else {
+			v, ok, err = in.globalLookup(e.pkg, name)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -189,28 +170,65 @@ func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value,
 	return nil, errorAt(pos, KindCompile, "name '%s' is not defined", name)
 }
 
-// globalLookup reads a package global, running its assignments first if they
-// have not run yet.
+// globalLookup reads a package global, backtracking its assignments (see
+// lazy.go). A name assigned only on a branch that did not run is Undefined.
 func (in *Interp) globalLookup(p *pkgState, name string) (value.Value, bool, error) {
 	ls := p.global
-	if idxs, ok := ls.setters[name]; ok && !ls.running[name] {
-		ls.running[name] = true
-		for _, i := range idxs {
-			if !ls.done[i] {
-				if err := in.runGlobalStmt(p, i); err != nil {
-					delete(ls.running, name)
-					return nil, false, err
-				}
-			}
-		}
-		delete(ls.running, name)
+	if err := in.defineGlobalType(p, name); err != nil {
+		return nil, false, err
 	}
-	v, ok := ls.vals[name]
-	if !ok && len(ls.setters[name]) > 0 {
-		// Assigned only on a branch that did not run.
+	id, ok := ls.lay.ids[name]
+	if !ok {
+		v, ok := ls.vals[name]
+		return v, ok, nil
+	}
+	def, ok := ls.vals[name]
+	if !ok {
+		def = value.Undefined
+	}
+	v, err := in.lazyGet(ls, id, name, def, func(s setter) error {
+		in.pushBacktrack(s)
+		defer in.popBacktrack()
+		return in.runGlobalStmt(p, s.stmt)
+	}, func() value.Value {
+		if v, ok := ls.vals[name]; ok {
+			return v
+		}
+		return value.Undefined
+	})
+	return v, true, err
+}
+
+// globalCurrent reads a package global as it is now, without backtracking: a
+// schema body sees globals so (see lazy.go).
+func (in *Interp) globalCurrent(p *pkgState, name string) (value.Value, bool, error) {
+	ls := p.global
+	if err := in.defineGlobalType(p, name); err != nil {
+		return nil, false, err
+	}
+	if v, ok := ls.vals[name]; ok {
+		return v, true, nil
+	}
+	if _, ok := ls.lay.ids[name]; ok {
 		return value.Undefined, true, nil
 	}
-	return v, ok, nil
+	return nil, false, nil
+}
+
+// defineGlobalType runs the schema or rule statement that defines name, if it
+// has not run: types are defined before the other statements, and a type
+// read before its statement (a parent written later) is defined on the spot.
+func (in *Interp) defineGlobalType(p *pkgState, name string) error {
+	ls := p.global
+	for _, i := range ls.lay.defs[name] {
+		if !ls.defined[i] {
+			ls.defined[i] = true
+			if err := in.runGlobalStmt(p, i); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (in *Interp) lazyImport(f *fileUnit, name string) (value.Value, bool, error) {
@@ -270,17 +288,19 @@ func (p *pkgState) fileAt(path string) *fileUnit {
 	return nil
 }
 
-// lazyScope is a scope of order-independent assignments: a name read before its
-// assignments ran triggers them (KCL's backtracking evaluation).
+// lazyScope is a scope of order-independent assignments (see lazy.go).
 type lazyScope struct {
-	vals    map[string]value.Value
-	order   []string
-	setters map[string][]int
-	stmts   []stmtRef
-	done    []bool
-	running map[string]bool
-	// declared records names that have a plain assignment, for immutability.
-	assigned map[string]bool
+	vals  map[string]value.Value
+	order []string
+	lay   *scopeLayout
+	stmts []stmtRef
+	// st is the backtracking state; a schema instance switches it per body.
+	st *lazyState
+	// defined marks the schema and rule statements that have run.
+	defined []bool
+	// assigned records where each name got a plain assignment, for
+	// immutability: the same statement may run again by backtracking.
+	assigned map[string]syntax.Position
 	// inOrder (shared, read-only) holds the names of the layout's order,
 	// added those set later.
 	inOrder map[string]bool
@@ -293,15 +313,23 @@ func newLazyScope(refs []stmtRef) *lazyScope {
 	lay := layoutOf(refs)
 	return &lazyScope{
 		vals:     map[string]value.Value{},
-		setters:  lay.setters,
+		lay:      lay,
 		order:    lay.order[:len(lay.order):len(lay.order)], // an append copies
 		inOrder:  lay.inOrder,
 		stmts:    refs,
-		done:     make([]bool, len(refs)),
-		running:  map[string]bool{},
-		assigned: map[string]bool{},
+		st:       newLazyState(len(lay.names)),
+		defined:  make([]bool, len(refs)),
+		assigned: map[string]syntax.Position{},
 		types:    map[string]declaredType{},
 	}
+}
+
+// id is name's index in the layout, or -1.
+func (ls *lazyScope) id(name string) int {
+	if id, ok := ls.lay.ids[name]; ok {
+		return id
+	}
+	return -1
 }
 
 func (ls *lazyScope) set(name string, v value.Value) {
@@ -324,21 +352,48 @@ func (ls *lazyScope) set(name string, v value.Value) {
 type scopeLayout struct {
 	// stmts are the statements it was made from; holding them keeps their
 	// addresses, which find it, from being reused by other statements.
-	stmts   []syntax.Stmt
-	setters map[string][]int
+	stmts []syntax.Stmt
+	// ids numbers the names that have setters; setters and names are indexed
+	// by those numbers.
+	ids     map[string]int
+	names   []string
+	setters [][]setter
+	// defs are the schema and rule statements defining each type name.
+	defs    map[string][]int
 	order   []string
 	inOrder map[string]bool
 }
 
+func (lay *scopeLayout) nameID(name string) int {
+	if id, ok := lay.ids[name]; ok {
+		return id
+	}
+	id := len(lay.names)
+	lay.ids[name] = id
+	lay.names = append(lay.names, name)
+	lay.setters = append(lay.setters, nil)
+	return id
+}
+
 func newScopeLayout(refs []stmtRef) *scopeLayout {
-	lay := &scopeLayout{stmts: make([]syntax.Stmt, len(refs)), setters: map[string][]int{}, inOrder: map[string]bool{}}
+	lay := &scopeLayout{stmts: make([]syntax.Stmt, len(refs)), ids: map[string]int{}, inOrder: map[string]bool{}}
 	for i, r := range refs {
 		lay.stmts[i] = r.stmt
-		for _, n := range stmtTargets(r.stmt, nil) {
-			s := lay.setters[n]
-			if len(s) == 0 || s[len(s)-1] != i {
-				lay.setters[n] = append(s, i)
+		switch s := r.stmt.(type) {
+		case *syntax.SchemaStmt:
+			if lay.defs == nil {
+				lay.defs = map[string][]int{}
 			}
+			lay.defs[s.Name.Value] = append(lay.defs[s.Name.Value], i)
+		case *syntax.RuleStmt:
+			if lay.defs == nil {
+				lay.defs = map[string][]int{}
+			}
+			lay.defs[s.Name.Value] = append(lay.defs[s.Name.Value], i)
+		default:
+			lay.emitSetters(i, r.stmt)
+		}
+		for _, n := range stmtTargets(r.stmt, nil) {
 			// Output order is declaration order, whatever order values are computed in.
 			if !lay.inOrder[n] {
 				lay.inOrder[n] = true

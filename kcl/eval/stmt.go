@@ -17,7 +17,22 @@ func (in *Interp) execStmt(e *env, s syntax.Stmt) error {
 	return err
 }
 
+// execStmtValue is the official walk_stmt: a statement after the one a
+// backtracked if-statement setter is for does not run (see lazy.go).
 func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
+	n := len(in.backtrack)
+	if n > 0 && in.backtrack[n-1].isBreak {
+		return value.Undefined, nil
+	}
+	in.astID = s
+	v, err := in.runStmt(e, s)
+	if n := len(in.backtrack); n > 0 && in.backtrack[n-1].stopped == s {
+		in.backtrack[n-1].isBreak = true
+	}
+	return v, err
+}
+
+func (in *Interp) runStmt(e *env, s syntax.Stmt) (value.Value, error) {
 	if err := in.thread.Check(); err != nil {
 		return nil, locate(err, s.Pos())
 	}
@@ -43,6 +58,7 @@ func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
 		}
 		return last, nil
 	case *syntax.AssignStmt:
+		defer in.popTargets(in.pushTargets(s))
 		v, err := in.eval(e, s.Value)
 		if err != nil {
 			return nil, err
@@ -60,6 +76,7 @@ func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
 		}
 		return v, nil
 	case *syntax.AugAssignStmt:
+		defer in.popTargets(in.pushTargets(s))
 		if err := in.execAugAssign(e, s); err != nil {
 			return nil, err
 		}
@@ -70,6 +87,7 @@ func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
 		}
 		return value.None, nil
 	case *syntax.UnificationStmt:
+		defer in.popTargets(in.pushTargets(s))
 		v, err := in.eval(e, s.Value)
 		if err != nil {
 			return nil, err
@@ -97,6 +115,17 @@ func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
 		if c.Truth() {
 			body = s.Body
 		}
+		// A backtracked setter walks only its own branch.
+		switch in.backtrackKind() {
+		case setIf:
+			if !c.Truth() {
+				body = nil
+			}
+		case setOrElse:
+			if c.Truth() {
+				body = nil
+			}
+		}
 		var last value.Value = value.None
 		for _, b := range body {
 			v, err := in.execStmtValue(e, b)
@@ -123,10 +152,21 @@ func (in *Interp) execStmtValue(e *env, s syntax.Stmt) (value.Value, error) {
 	case *syntax.TypeAliasStmt:
 		return value.None, nil
 	case *syntax.SchemaAttr:
+		defer in.popTargets(in.pushTargets(s))
 		return value.None, in.execSchemaAttr(e, s)
 	}
 	return nil, errorAt(s.Pos(), KindCompile, "unsupported statement %T", s)
 }
+
+// pushTargets pushes the names s assigns on the target stack (see lazy.go)
+// and returns the stack's length before.
+func (in *Interp) pushTargets(s syntax.Stmt) int {
+	n := len(in.targets)
+	in.targets = assignedNames(s, in.targets)
+	return n
+}
+
+func (in *Interp) popTargets(n int) { in.targets = in.targets[:n] }
 
 // currentValue reads a name's value where an assignment would write it, without
 // backtracking.
@@ -193,6 +233,9 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 		defer func() {
 			if err == nil {
 				err = in.reapplyConfig(e.schema, name, t.Pos())
+			}
+			if err == nil {
+				in.frameAssigned(e.schema, name)
 			}
 		}()
 	}
@@ -303,16 +346,21 @@ func (in *Interp) setName(e *env, name string, v value.Value, pos syntax.Positio
 				}
 			}
 		}
-		return in.frameSet(e.schema, e, name, v, pos)
+		if err := in.frameSet(e.schema, e, name, v, pos); err != nil {
+			return err
+		}
+		in.frameAssigned(e.schema, name)
+		return nil
 	case e.pkg != nil:
 		ls := e.pkg.global
 		if plain {
-			if ls.assigned[name] && !isPrivate(name) {
+			if at, ok := ls.assigned[name]; ok && at != pos && !isPrivate(name) {
 				return errorAt(pos, KindImmutable, "Can not change the value of '%s', because it was declared immutable", name)
 			}
-			ls.assigned[name] = true
+			ls.assigned[name] = pos
 		}
 		ls.set(name, v)
+		in.lazySet(ls, ls.id(name), func() value.Value { return v })
 		return nil
 	}
 	return errorAt(pos, value.KindEvaluation, "cannot assign '%s' here", name)
@@ -326,21 +374,11 @@ func (in *Interp) execAugAssign(e *env, s *syntax.AugAssignStmt) error {
 	if err != nil {
 		return err
 	}
-	var old value.Value
-	if len(s.Target.Paths) == 0 {
-		if v, ok := in.currentValue(e, s.Target.Name.Value); ok {
-			old = v
-		} else {
-			old, err = in.lookup(e, s.Target.Name.Value, s.Target.Pos())
-			if err != nil {
-				return err
-			}
-		}
-	} else {
-		old, err = in.evalTarget(e, s.Target)
-		if err != nil {
-			return err
-		}
+	// The target is read as any name is (the lazy scope gives its current
+	// value unless it is being backtracked).
+	old, err := in.evalTarget(e, s.Target)
+	if err != nil {
+		return err
 	}
 	op, _ := s.Op.BinOp()
 	nv, err := in.binary(op, old, rhs, s.Pos())

@@ -33,7 +33,7 @@ func (in *Interp) conversionDetails(e *env, v value.Value, ty syntax.Type) strin
 	if !ok {
 		return ""
 	}
-	tv, err := in.evalIdentifier(e, nt.Identifier)
+	tv, err := in.evalTypeName(e, nt.Identifier)
 	if err != nil {
 		return ""
 	}
@@ -225,7 +225,7 @@ func isSchemaType(in *Interp, e *env, ty syntax.Type) bool {
 	if _, _, isAlias := in.findAlias(e, nt.Identifier); isAlias {
 		return false
 	}
-	tv, err := in.evalIdentifier(e, nt.Identifier)
+	tv, err := in.evalTypeName(e, nt.Identifier)
 	if err != nil {
 		return false
 	}
@@ -286,7 +286,7 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 		_, ok := v.(value.Unit)
 		return v, ok, nil
 	}
-	tv, err := in.evalIdentifier(e, t.Identifier)
+	tv, err := in.evalTypeName(e, t.Identifier)
 	if err != nil {
 		return nil, false, err
 	}
@@ -383,4 +383,14 @@ func sameDefinition(sd, def *schemaDef) bool {
 		}
 	}
 	return false
+}
+
+// evalTypeName finds the schema a type annotation names. Types are resolved
+// statically by the official engine: a schema attribute named as the import
+// of its type (`affinity?: affinity.Affinity`) does not hide the import.
+func (in *Interp) evalTypeName(e *env, id *syntax.Identifier) (value.Value, error) {
+	saved := in.frameStack
+	in.frameStack = nil
+	defer func() { in.frameStack = saved }()
+	return in.evalIdentifier(e, id)
 }

@@ -67,7 +67,10 @@ func (in *Interp) evalCall(e *env, x *syntax.CallExpr) (value.Value, error) {
 		}
 	}
 	if !ok {
-		return nil, errorAt(lineOnly(x.Pos()), value.KindEvaluation, "'%s' object is not callable", fv.Type())
+		// The official runtime calls what is not a function to Undefined
+		// (statically known cases are the static pass's errors): a lambda
+		// read before its global is computed, from a schema body, is Undefined.
+		return value.Undefined, nil
 	}
 	if err := in.thread.Enter(); err != nil {
 		return nil, locate(err, lineOnly(x.Pos()))

@@ -44,7 +44,6 @@ func init() {
 	register("round", round)
 	register("zip", zip)
 	register("range", rangeOf)
-	register("reduce", reduce)
 }
 
 func evalErr(format string, args ...any) *value.Error {

@@ -1,9 +1,7 @@
 package builtins
 
 import (
-	"errors"
 	"sort"
-	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -198,57 +196,4 @@ func zip(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.K
 		out[i] = value.NewList(row)
 	}
 	return value.NewList(out), nil
-}
-
-func reduce(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-	fv, ok := arg(args, kwargs, 0, "reducer")
-	if !ok {
-		return nil, evalErr("reduce() missing required argument: 'reducer'")
-	}
-	lv, ok := arg(args, kwargs, 1, "list")
-	if !ok {
-		return nil, evalErr("reduce() missing required argument: 'list'")
-	}
-	f, ok := fv.(value.Callable)
-	if !ok || value.IsNoneOrUndefined(fv) {
-		return nil, evalErr("reduce() argument 'reducer' must be a function")
-	}
-	items, err := Iterate(lv)
-	if err != nil {
-		return nil, err
-	}
-	var acc value.Value
-	if init, ok := arg(args, kwargs, 2, "initial"); ok {
-		acc = init
-	} else {
-		if len(items) == 0 {
-			// an empty list without a seed is None, unless the accumulator's
-			// declared type cannot hold None
-			if fn, ok := f.(*value.Function); ok && len(fn.ParamTypes) > 0 {
-				if ty := fn.ParamTypes[0]; ty != "" && ty != "any" && !strings.Contains(ty, "None") {
-					return nil, evalErr("reduce() empty list with no initial value and non-nullable accumulator type '%s'", ty)
-				}
-			}
-			return value.None, nil
-		}
-		acc, items = items[0], items[1:]
-	}
-	for _, it := range items {
-		acc, err = f.Call(t, []value.Value{acc, it}, nil)
-		if err != nil {
-			return nil, reducerError(err)
-		}
-	}
-	return acc, nil
-}
-
-// reducerError reports a failure inside the reducer as the runtime does: an
-// EvaluationError at the reduce() call carrying the bare message. Resource
-// limits pass through unchanged.
-func reducerError(err error) error {
-	var ve *value.Error
-	if errors.As(err, &ve) && (ve.Kind == value.KindLimit || ve.Kind == value.KindRecursion) {
-		return err
-	}
-	return &value.Error{Kind: value.KindEvaluation, Msg: value.ErrorMessage(err)}
 }

@@ -2,12 +2,13 @@ package resolve
 
 import "github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 
-// builtinNames are the official engine's builtin functions, in its order
+// builtinNames are the official engine's builtin functions, in its order; 0.12.1
+// has no reduce (newer engines do)
 // (the order matters for "did you mean" suggestions of equal similarity).
 var builtinNames = []string{
 	"option", "print", "multiplyof", "isunique", "isnullish", "len", "abs", "all_true",
 	"any_true", "hex", "bin", "oct", "ord", "sorted", "range", "max", "min", "sum", "pow",
-	"round", "zip", "int", "float", "bool", "str", "list", "dict", "typeof", "reduce",
+	"round", "zip", "int", "float", "bool", "str", "list", "dict", "typeof",
 }
 
 var builtinSet = func() map[string]bool {

@@ -46,9 +46,6 @@ type Function struct {
 	Closure  any
 	// IsType marks a type object (a schema type), as the runtime's runtime_type.
 	IsType bool
-	// ParamTypes are the declared parameter types as written ("int", "[str]",
-	// "" when none); reduce() reads the accumulator's.
-	ParamTypes []string
 }
 
 func (f *Function) Name() string { return f.FuncName }

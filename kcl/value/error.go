@@ -43,7 +43,7 @@ func Errorf(kind, format string, args ...any) *Error {
 // ErrorMessage is the bare message of a program error, without kind or
 // position: the error's ErrorMessage() if it has one, else a string field named
 // Msg or Message on the (pointed-to) error struct, as Error and the evaluator's
-// located errors carry, else the error text. runtime.catch and reduce use it.
+// located errors carry, else the error text. runtime.catch uses it.
 func ErrorMessage(err error) string {
 	var m interface{ ErrorMessage() string }
 	if errors.As(err, &m) {

@@ -347,6 +347,12 @@ func (in *Interp) evalPackage(p *pkgState) error {
 		return p.immutableErr
 	}
 	p.state = 1
+	// A package is evaluated as the official engine imports it, before the
+	// importer's statements run: none of the importer's schemas, setters or
+	// lambda calls is under way for it.
+	frames, backtrack, targets, depth := in.frameStack, in.backtrack, in.targets, in.lambdaDepth
+	in.frameStack, in.backtrack, in.targets, in.lambdaDepth = nil, nil, nil, 0
+	defer func() { in.frameStack, in.backtrack, in.targets, in.lambdaDepth = frames, backtrack, targets, depth }()
 	ls := p.global
 	for i, r := range ls.stmts {
 		switch r.stmt.(type) {

@@ -23,6 +23,8 @@ type schemaFrame struct {
 	envs    map[*fileUnit]*env
 	// stmtEnv gives each statement of the combined bodies its environment.
 	stmtEnv []*env
+	// output is the instance made, while its checks run.
+	output *value.Schema
 }
 
 // schemaExprType is the type of `Name {...}`: a schema (or a value to union
@@ -290,9 +292,14 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		}
 	}
 	if !checked {
+		// The official instance is made before its checks run: what a check's
+		// read runs by backtracking changes the scope's values, not the
+		// instance's (see runFrameSetter).
+		f.output = inst
 		if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
 			return nil, err
 		}
+		f.output = nil
 	}
 	// A rule's value is its instance too (x = R {...} prints its config), as
 	// in 0.12.1; it is not listed by instances().
@@ -365,6 +372,9 @@ func (in *Interp) frameLookup(fr frameRef, name string) (value.Value, bool, erro
 // of its own, so that a plain assignment there binds a variable of that frame
 // and leaves the attribute as it is.
 func (in *Interp) runFrameSetter(f *schemaFrame, s setter) error {
+	if f.output != nil && f.output.Config == f.inst {
+		f.output.Config = f.inst.Copy()
+	}
 	in.pushBacktrack(s)
 	defer in.popBacktrack()
 	e := f.stmtEnv[s.stmt]

@@ -217,10 +217,11 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	// Each body of the chain runs with a fresh backtracking state, each mixin
 	// with a copy of its host's (see lazy.go).
 	owner := f.ls.st
-	for _, sg := range segs {
-		if sg.mixin {
+	for k, sg := range segs {
+		switch {
+		case sg.mixin:
 			f.ls.st = owner.clone()
-		} else {
+		case k > 0:
 			f.ls.st = newLazyState(len(f.ls.lay.names))
 			owner = f.ls.st
 		}

@@ -12,6 +12,7 @@ import (
 
 // eval evaluates an expression.
 func (in *Interp) eval(e *env, x syntax.Expr) (value.Value, error) {
+	in.lastNode = x
 	switch x := x.(type) {
 	case *syntax.Identifier:
 		return in.evalIdentifier(e, x)

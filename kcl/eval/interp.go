@@ -82,6 +82,10 @@ type Interp struct {
 	// assigned, the statement run last, the schemas being built (and the
 	// instances lambdas written in schema bodies read) and the lambda calls
 	// under way.
+	// lastNode is the statement or expression evaluated last: the official
+	// runtime locates a failed type check of an attribute there (its
+	// panic_info), which after a backtrack is the setter's line.
+	lastNode    syntax.Node
 	backtrack   []backtrackMeta
 	targets     []string
 	astID       syntax.Stmt

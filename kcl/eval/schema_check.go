@@ -193,6 +193,9 @@ func (in *Interp) attrTypeError(f *schemaFrame, a attrDecl, name string, v value
 	// A dict that does not fit a schema type is found at run time only (the
 	// official checker lets any dict be a schema): an EvaluationError.
 	details := in.conversionDetails(a.env, v, a.ty)
+	if in.lastNode != nil {
+		pos = in.lastNode.Pos()
+	}
 	return errorAt(lineOnly(pos), value.KindEvaluation, "expect %s, got %s%s", want, typeName(v), details)
 }
 

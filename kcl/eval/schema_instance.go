@@ -519,6 +519,17 @@ func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
 				return err
 			}
 		}
+		// A default the config is merged into is checked against the
+		// attribute's type first, as the official schema_dict_merge does.
+		if inConfig {
+			if a, ok := e.schema.def.attrDecls()[s.Name.Value]; ok && a.ty != nil {
+				if _, fits, err := in.tryConvert(a.env, v, a.ty, true); err != nil {
+					return err
+				} else if !fits {
+					return in.attrTypeError(e.schema, a, s.Name.Value, v, s.Pos())
+				}
+			}
+		}
 	} else if old, ok := e.schema.inst.Get(s.Name.Value); ok && !(value.IsUndefined(old) && !value.IsUndefined(v)) {
 		// A declaration without a value keeps what a parent set; an attribute
 		// typed by one literal (`kind: "Pod"`) defaults to it.

@@ -37,6 +37,7 @@ func (in *Interp) runStmt(e *env, s syntax.Stmt) (value.Value, error) {
 		return nil, locate(err, s.Pos())
 	}
 	in.curPos = s.Pos()
+	in.lastNode = s
 	switch s := s.(type) {
 	case *syntax.ExprStmt:
 		var last value.Value = value.None

@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
@@ -174,9 +175,14 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 type lambdaFn struct {
 	expr *syntax.LambdaExpr
 	env  *env
-	// branchLocals are the names only if statements of the body assign,
-	// found once per lambda value rather than per call.
-	branchLocals []string
+	// bodyLocals are the names the body assigns, found once per lambda
+	// value rather than per call.
+	bodyLocals []string
+	// closure holds the local variables around the lambda as they were when
+	// it was made: the official lambda reads an enclosing lambda's or
+	// comprehension's variable from that copy, and a name the copy lacks
+	// from the live scope.
+	closure *locals
 	// this is the schema instance being built where the lambda was made:
 	// the lambda reads its attributes as they are when it is called.
 	this *schemaFrame
@@ -186,7 +192,7 @@ func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) (value.Value, error) 
 	if err := checkParams(x.Args); err != nil {
 		return nil, err
 	}
-	lf := &lambdaFn{expr: x, env: e, branchLocals: branchLocals(x.Body, false, nil)}
+	lf := &lambdaFn{expr: x, env: e, bodyLocals: bodyLocals(x.Body, nil), closure: closureOf(e.locals)}
 	if fr, ok := in.topFrame(); ok {
 		lf.this = fr.f
 	}
@@ -209,15 +215,17 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	} else if len(args) > 0 {
 		return nil, errorAt(lineOnly(x.Pos()), value.KindEvaluation, "expected 0 positional arguments, found %d", len(args))
 	}
-	// A local that only an if statement's branch assigns is Undefined when
-	// the branch does not run (the official scope holds it from the start).
-	for _, n := range lf.branchLocals {
-		if _, ok := vars[n]; !ok {
-			vars[n] = value.Undefined
-		}
+	c := *lf.env
+	le := &c
+	if lf.closure != nil {
+		le.locals = lf.closure
 	}
-	le := lf.env.withLocals(vars)
+	le.locals = &locals{vars: vars, parent: le.locals}
 	le.lambda = le.locals
+	// A local read before it is assigned (or when only an untaken branch
+	// assigns it) is the closure's or global name of that name, or else
+	// Undefined (see lookup).
+	le.locals.unset = lf.bodyLocals
 	in.lambdaDepth++
 	defer func() { in.lambdaDepth-- }()
 	if lf.this != nil {
@@ -271,18 +279,15 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// branchLocals lists the names assigned inside if statements of a lambda
-// body.
-func branchLocals(stmts []syntax.Stmt, inBranch bool, out []string) []string {
+// bodyLocals lists the names a lambda body assigns (plainly), branches
+// included.
+func bodyLocals(stmts []syntax.Stmt, out []string) []string {
 	for _, st := range stmts {
 		switch st := st.(type) {
 		case *syntax.IfStmt:
-			out = branchLocals(st.Body, true, out)
-			out = branchLocals(st.Orelse, true, out)
+			out = bodyLocals(st.Body, out)
+			out = bodyLocals(st.Orelse, out)
 		case *syntax.AssignStmt:
-			if !inBranch {
-				continue
-			}
 			for _, t := range st.Targets {
 				if t != nil && t.Name != nil && len(t.Paths) == 0 {
 					out = append(out, t.Name.Value)
@@ -291,4 +296,22 @@ func branchLocals(stmts []syntax.Stmt, inBranch bool, out []string) []string {
 		}
 	}
 	return out
+}
+
+// closureOf copies a locals chain as it is now (each frame's variables),
+// followed by the live chain itself for the names the copy lacks.
+func closureOf(l *locals) *locals {
+	if l == nil {
+		return nil
+	}
+	head := &locals{}
+	cur := head
+	for s := l; s != nil; s = s.parent {
+		c := *s
+		c.vars = maps.Clone(s.vars)
+		cur.parent = &c
+		cur = &c
+	}
+	cur.parent = l
+	return head.parent
 }

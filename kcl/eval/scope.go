@@ -14,6 +14,7 @@ package eval
 
 import (
 	"hash/maphash"
+	"slices"
 	"strings"
 	"sync"
 
@@ -44,7 +45,11 @@ type locals struct {
 	config *value.Dict
 	named  map[string]bool
 	// loop marks comprehension and quantifier variables.
-	loop   bool
+	loop bool
+	// unset (a lambda's locals) lists the names its body assigns: read
+	// unassigned and found nowhere else, they are Undefined, not undefined
+	// names (the static pass has judged the program).
+	unset []string
 	parent *locals
 }
 
@@ -166,6 +171,11 @@ func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value,
 	}
 	if v, ok := in.evaluatorBuiltins(name); ok {
 		return v, nil
+	}
+	for s := e.locals; s != nil; s = s.parent {
+		if slices.Contains(s.unset, name) {
+			return value.Undefined, nil
+		}
 	}
 	return nil, errorAt(pos, KindCompile, "name '%s' is not defined", name)
 }

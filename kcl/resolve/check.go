@@ -283,6 +283,9 @@ func (r *resolver) stmt(s syntax.Stmt) {
 	case *syntax.AssignStmt:
 		for _, t := range s.Targets {
 			r.target(t)
+			if t != nil && t.Name != nil {
+				r.defineLambdaLocal(t.Name.Value)
+			}
 			if r.local == nil && t != nil && t.Name != nil {
 				if _, seen := r.assigned[t.Name.Value]; !seen {
 					r.assigned[t.Name.Value] = t.Pos()
@@ -307,10 +310,16 @@ func (r *resolver) stmt(s syntax.Stmt) {
 			r.augAssign(s)
 		}
 		r.target(s.Target)
+		if s.Target != nil && s.Target.Name != nil {
+			r.defineLambdaLocal(s.Target.Name.Value)
+		}
 		r.expr(s.Value)
 		// The official resolver reports the value's own errors first.
 		r.augBinary(s)
 	case *syntax.UnificationStmt:
+		if s.Target != nil && len(s.Target.Names) > 0 {
+			r.defineLambdaLocal(s.Target.Names[0].Value)
+		}
 		if s.Value != nil {
 			r.expr(s.Value)
 		}
@@ -341,6 +350,16 @@ func (r *resolver) stmt(s syntax.Stmt) {
 		r.schemaStmt(s)
 	case *syntax.RuleStmt:
 		r.ruleStmt(s)
+	}
+}
+
+// defineLambdaLocal defines a name a lambda body assigns, when its statement
+// is walked: the official resolver walks a lambda body in order, so a lambda
+// written in it does not see the names assigned after it (the target is
+// defined before the value is walked: `y = y + 1` is no static error).
+func (r *resolver) defineLambdaLocal(name string) {
+	if r.local != nil && r.local.lambda {
+		r.local.define(name)
 	}
 }
 
@@ -869,9 +888,8 @@ func (r *resolver) expr(e syntax.Expr) {
 			sc.lambda = true
 			r.arguments(e.Args, sc)
 			r.argumentTypes(e.Args, sc)
-			for _, n := range bodyNames(e.Body, nil) {
-				sc.define(n)
-			}
+			// The body's names are defined as its statements are walked
+			// (see defineLambdaLocal).
 			if e.ReturnTy != nil {
 				p := r.topStmt
 				r.typeAt = &p

@@ -49,7 +49,7 @@ type locals struct {
 	// unset (a lambda's locals) lists the names its body assigns: read
 	// unassigned and found nowhere else, they are Undefined, not undefined
 	// names (the static pass has judged the program).
-	unset []string
+	unset  []string
 	parent *locals
 }
 

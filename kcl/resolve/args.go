@@ -46,32 +46,63 @@ type signature struct {
 }
 
 // schemaArguments checks the arguments of a schema instantiation or of a
-// call of a package-level lambda.
+// call of a lambda whose parameters are known.
 func (r *resolver) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kwargs []*syntax.Keyword) {
-	if fn == nil || len(fn.Names) == 0 || r.shadowed(fn) {
-		return
+	if sig, ok := r.callSignature(fn); ok {
+		r.callArguments(fn, sig, args, kwargs, false)
+	}
+}
+
+// callSignature finds the parameters a call of fn is checked against: a
+// schema's, a package-level lambda's (once its assignment has been walked),
+// an imported package's lambda's, or those of a lambda assigned to a local of
+// the lambda body being walked.
+func (r *resolver) callSignature(fn *syntax.Identifier) (signature, bool) {
+	if fn == nil || len(fn.Names) == 0 {
+		return signature{}, false
 	}
 	var sig signature
-	if si := r.schemaByIdent(r.pkg, fn); si != nil && si.stmt != nil {
+	if r.shadowed(fn) {
+		lam := r.localLambda(fn)
+		if lam == nil {
+			return signature{}, false
+		}
+		sig = signature{args: lam.Args, pkg: r.pkg}
+	} else if si := r.schemaByIdent(r.pkg, fn); si != nil && si.stmt != nil {
 		sig = signature{args: si.stmt.Args, pkg: r.infos[si.pkg.Path]}
 	} else if len(fn.Names) == 1 {
 		lam := r.globalLambdas[fn.Names[0].Value]
 		if lam == nil || !r.walkedLambdas[fn.Names[0].Value] {
-			return
+			return signature{}, false
 		}
 		sig = signature{args: lam.Args, pkg: r.pkg}
 	} else if sym := r.pkg.globals[fn.Names[0].Value]; len(fn.Names) == 2 && sym != nil && sym.kind == symModule && sym.module != nil {
 		// A lambda global of an imported package.
 		target := r.infos[sym.module.Path]
 		if target == nil || target.lambdas[fn.Names[1].Value] == nil {
-			return
+			return signature{}, false
 		}
 		sig = signature{args: target.lambdas[fn.Names[1].Value].Args, pkg: target}
 	} else {
-		return
+		return signature{}, false
 	}
 	sig.name = `"` + fn.Names[len(fn.Names)-1].Value + `"`
-	r.callArguments(fn, sig, args, kwargs)
+	return sig, true
+}
+
+// localLambda is the lambda a local name of a lambda body was first assigned,
+// if that local is the one fn names.
+func (r *resolver) localLambda(fn *syntax.Identifier) *syntax.LambdaExpr {
+	if len(fn.Names) != 1 {
+		return nil
+	}
+	name := fn.Names[0].Value
+	for sc := r.local; sc != nil; sc = sc.parent {
+		if sc.names[name] {
+			return sc.lambdas[name]
+		}
+	}
+	return nil
 }
 
 type param struct {
@@ -81,7 +112,11 @@ type param struct {
 	pos      syntax.Position
 }
 
-func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []syntax.Expr, kwargs []*syntax.Keyword) {
+// callArguments checks a call's arguments against sig; with walk, it walks
+// each argument first, as the official resolver does: an argument's type is
+// judged before the next argument is walked, and the arguments past the
+// parameters' count after the first are not walked.
+func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []syntax.Expr, kwargs []*syntax.Keyword, walk bool) {
 	var params []param
 	if a := sig.args; a != nil {
 		for i, p := range a.Args {
@@ -113,6 +148,9 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 		r.mustAssignAt(r.exprType(v, 0), want, v.Pos(), &pos)
 	}
 	for i, a := range args {
+		if walk {
+			r.expr(a)
+		}
 		if i >= len(params) {
 			r.report(KindCompile, args[len(params)].Pos(), "%s takes %s but %d were given", sig.name, positional(len(params)), len(args))
 			break
@@ -125,6 +163,9 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 			continue
 		}
 		name := kw.Arg.Names[0].Value
+		if walk {
+			r.expr(kw.Value)
+		}
 		if seen[name] {
 			r.report(KindCompile, kw.Pos(), "%s has duplicated keyword argument %s", sig.name, name)
 		}

@@ -303,6 +303,7 @@ func (r *resolver) stmt(s syntax.Stmt) {
 			r.walkedLambdas[s.Targets[0].Name.Value] = true
 		} else {
 			r.expr(s.Value)
+			r.lambdaLocalValue(s)
 		}
 		r.assignTypes(s)
 	case *syntax.AugAssignStmt:
@@ -360,6 +361,28 @@ func (r *resolver) stmt(s syntax.Stmt) {
 func (r *resolver) defineLambdaLocal(name string) {
 	if r.local != nil && r.local.lambda {
 		r.local.define(name)
+	}
+}
+
+// lambdaLocalValue records the lambda a local of a lambda body is first
+// assigned: its calls are checked against its parameters.
+func (r *resolver) lambdaLocalValue(s *syntax.AssignStmt) {
+	sc := r.local
+	if sc == nil || !sc.lambda || len(s.Targets) != 1 || s.Targets[0] == nil || s.Targets[0].Name == nil || len(s.Targets[0].Paths) != 0 {
+		return
+	}
+	lam, ok := s.Value.(*syntax.LambdaExpr)
+	name := s.Targets[0].Name.Value
+	if _, seen := sc.lambdaSeen[name]; seen {
+		return
+	}
+	if sc.lambdaSeen == nil {
+		sc.lambdaSeen = map[string]bool{}
+		sc.lambdas = map[string]*syntax.LambdaExpr{}
+	}
+	sc.lambdaSeen[name] = true
+	if ok {
+		sc.lambdas[name] = lam
 	}
 }
 
@@ -774,12 +797,14 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.valueAttr(e)
 	case *syntax.CallExpr:
 		r.expr(e.Func)
-		r.exprs(e.Args)
-		for _, k := range e.Keywords {
-			r.expr(k.Value)
-		}
-		if id, ok := e.Func.(*syntax.Identifier); ok {
-			r.schemaArguments(id, e.Args, e.Keywords)
+		id, _ := e.Func.(*syntax.Identifier)
+		if sig, ok := r.callSignature(id); ok {
+			r.callArguments(id, sig, e.Args, e.Keywords, true)
+		} else {
+			r.exprs(e.Args)
+			for _, k := range e.Keywords {
+				r.expr(k.Value)
+			}
 		}
 		r.strMethodCall(e)
 		r.builtinArguments(e)

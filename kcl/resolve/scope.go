@@ -110,6 +110,10 @@ type scope struct {
 	// lambda marks a lambda's body: like the package's top level, its
 	// first assignment of a name types it and later ones must fit.
 	lambda bool
+	// lambdas are the locals of a lambda body whose first assignment is a
+	// lambda; lambdaSeen the locals assigned so far.
+	lambdas    map[string]*syntax.LambdaExpr
+	lambdaSeen map[string]bool
 }
 
 func (sc *scope) setType(name string, t *typ) {

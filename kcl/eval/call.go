@@ -241,7 +241,13 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 		result = v
 	}
 	if x.ReturnTy != nil {
-		return in.convertType(lf.env, result, x.ReturnTy, lineOnly(x.Pos()))
+		// A result of the wrong type is reported where the official
+		// runtime's panic_info points: the node run last.
+		at := x.Pos()
+		if in.lastNode != nil {
+			at = in.lastNode.Pos()
+		}
+		return in.convertType(lf.env, result, x.ReturnTy, lineOnly(at))
 	}
 	return result, nil
 }

@@ -82,10 +82,14 @@ func (in *Interp) runCheck(e *env, c *syntax.CheckExpr) error {
 	if detail == "" {
 		detail = msg
 	}
-	// The official engine points at the line holding the message.
+	// The official engine points at its panic_info: the node evaluated
+	// last, the message (or the test) unless a lambda it calls ran after.
 	at := c.Pos()
 	if c.Msg != nil {
 		at = c.Msg.Pos()
+	}
+	if in.lastNode != nil {
+		at = in.lastNode.Pos()
 	}
 	return &Error{Kind: value.KindEvaluation, Msg: "Instance check failed", Pos: in.checkPos,
 		Labels: []Label{{Pos: lineOnly(at), Msg: msg}}, Detail: detail}

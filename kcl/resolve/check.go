@@ -1142,6 +1142,9 @@ func (r *resolver) valueAttr(e *syntax.SelectorExpr) {
 		if strMethodResults[e.Attr.Names[0].Value] == nil {
 			r.report(KindType, e.Attr.Pos(), "attribute '%s' not found in '%s'", e.Attr.Names[0].Value, t)
 		}
+	case tNone:
+		// A value typed None (a lambda whose body ends in None), `?.` too.
+		r.report(KindType, e.Attr.Pos(), "attribute '%s' not found in 'NoneType'", e.Attr.Names[0].Value)
 	}
 }
 

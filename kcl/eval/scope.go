@@ -498,16 +498,6 @@ func sameBody(a, b []syntax.Stmt) bool {
 // stmtTargets lists the names a statement may assign.
 func stmtTargets(s syntax.Stmt, out []string) []string {
 	switch s := s.(type) {
-	case *syntax.AssignStmt:
-		for _, t := range s.Targets {
-			out = append(out, t.Name.Value)
-		}
-	case *syntax.AugAssignStmt:
-		out = append(out, s.Target.Name.Value)
-	case *syntax.UnificationStmt:
-		out = append(out, s.Target.Names[0].Value)
-	case *syntax.SchemaAttr:
-		out = append(out, s.Name.Value)
 	case *syntax.SchemaStmt:
 		out = append(out, s.Name.Value)
 	case *syntax.RuleStmt:
@@ -519,6 +509,8 @@ func stmtTargets(s syntax.Stmt, out []string) []string {
 		for _, b := range s.Orelse {
 			out = stmtTargets(b, out)
 		}
+	default:
+		out = assignedNames(s, out)
 	}
 	return out
 }

@@ -77,15 +77,15 @@ type Interp struct {
 	exprResults []exprResult
 	// absImports remembers resolveAbsImport's answers for the run.
 	absImports map[absImportKey][2]string
+	// lastNode is the statement or expression evaluated last: the official
+	// runtime locates a failed type check there (its panic_info), which
+	// after a backtrack is the setter's line.
+	lastNode syntax.Node
 	// The official evaluator's dynamic state that the lazy scopes depend on
 	// (see lazy.go): the setters being backtracked, the names being
 	// assigned, the statement run last, the schemas being built (and the
 	// instances lambdas written in schema bodies read) and the lambda calls
 	// under way.
-	// lastNode is the statement or expression evaluated last: the official
-	// runtime locates a failed type check of an attribute there (its
-	// panic_info), which after a backtrack is the setter's line.
-	lastNode    syntax.Node
 	backtrack   []backtrackMeta
 	targets     []string
 	astID       syntax.Stmt

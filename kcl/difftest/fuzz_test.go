@@ -37,6 +37,7 @@ var (
 	fuzzSave         = flag.String("save", "", "TestFuzzLong: directory to write divergent programs to")
 	fuzzShowRejected = flag.Bool("show-rejected", false, "TestFuzzLong: print why each program both engines reject was rejected")
 	fuzzBroken       = flag.Float64("broken", 0.08, "TestFuzzLong: probability that a statement is made slightly wrong")
+	fuzzLazy         = flag.Float64("lazy", 0.5, "TestFuzzLong: probability that a program holds the lazy-scope shapes")
 )
 
 // shortPrograms bounds the run that is part of every `go test`.
@@ -273,13 +274,13 @@ func topLevelBlocks(src string) []string {
 	return blocks
 }
 
-func (f *fuzzer) run(t *testing.T, first int64, programs int, until time.Time, broken float64) {
+func (f *fuzzer) run(t *testing.T, first int64, programs int, until time.Time, broken, lazy float64) {
 	for i := 0; programs == 0 || i < programs; i++ {
 		if !until.IsZero() && time.Now().After(until) {
 			break
 		}
 		seed := first + int64(i)
-		p := gen.New(seed, gen.Options{Broken: broken})
+		p := gen.New(seed, gen.Options{Broken: broken, Lazy: lazy})
 		class, want, got, err := f.check(p)
 		if errors.Is(err, oracle.ErrTimeout) {
 			f.counts["programs"]++
@@ -290,6 +291,12 @@ func (f *fuzzer) run(t *testing.T, first int64, programs int, until time.Time, b
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		f.counts["programs"]++
+		if p.Lazy {
+			f.counts["lazy shapes: programs"]++
+			if class == "" && want.ok {
+				f.counts["lazy shapes: agreed, accepted"]++
+			}
+		}
 		if class == "" {
 			if want.ok {
 				f.counts["agreed, accepted"]++
@@ -349,7 +356,7 @@ func describe(fd finding) string {
 func TestFuzzShort(t *testing.T) {
 	f := newFuzzer(t)
 	start := time.Now()
-	f.run(t, 1, shortPrograms, time.Time{}, 0.04)
+	f.run(t, 1, shortPrograms, time.Time{}, 0.04, 0)
 	for _, fd := range f.found {
 		if fd.reason != "" {
 			t.Logf("known divergence (%s): %s", fd.reason, describe(fd))
@@ -384,7 +391,7 @@ func TestFuzzLong(t *testing.T) {
 			n = *fuzzPrograms - done
 		}
 		before := len(f.found)
-		f.run(t, seed, n, until, *fuzzBroken)
+		f.run(t, seed, n, until, *fuzzBroken, *fuzzLazy)
 		seed += int64(n)
 		for _, fd := range f.found[before:] {
 			text := describe(fd)

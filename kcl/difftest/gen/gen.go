@@ -23,6 +23,8 @@ import (
 type Program struct {
 	Files map[string]string
 	Args  []Arg
+	// Lazy is whether the program holds the lazy-scope shapes (lazy.go).
+	Lazy bool
 }
 
 // Arg is one -D argument; Value is JSON.
@@ -52,6 +54,9 @@ func (p *Program) Source() string {
 type Options struct {
 	// Broken is the probability that a statement is made slightly wrong.
 	Broken float64
+	// Lazy is the probability that a program also holds the lazy-scope
+	// shapes of lazy.go; 0 gives the programs of the generator before them.
+	Lazy float64
 }
 
 // kind is a KCL type the generator builds values of.
@@ -150,11 +155,18 @@ type generator struct {
 	args    []Arg
 	files   map[string]string
 	depth   int
+	lz      lazyState
 }
 
 // New generates the program of one seed.
 func New(seed int64, opts Options) *Program {
 	g := &generator{r: rand.New(rand.NewSource(seed)), opts: opts, imports: map[string]bool{}, files: map[string]string{}}
+	// The lazy shapes draw from a source of their own, so that a program
+	// without them is the one the seed gave before they existed.
+	g.lz.r = rand.New(rand.NewSource(seed ^ 0x1a2b3c4d))
+	g.lz.on = opts.Lazy > 0 && g.lz.r.Float64() < opts.Lazy
+	// Half of them keep only a few of the other statements: each may fail.
+	g.lz.focus = g.lz.on && g.lz.r.Float64() < 0.5
 	return g.program()
 }
 
@@ -164,7 +176,7 @@ func (g *generator) broken() bool          { return g.chance(g.opts.Broken) }
 
 func (g *generator) fresh(prefix string) string {
 	g.n++
-	return fmt.Sprintf("%s%d", prefix, g.n)
+	return fmt.Sprintf("%s%s%d", prefix, g.lz.tag, g.n)
 }
 
 func (g *generator) line(format string, args ...any) {
@@ -189,8 +201,13 @@ func (g *generator) program() *Program {
 	}
 	nStmts := 3 + g.pick(10)
 	for i := 0; i < nStmts; i++ {
+		g.maybeLazy(false)
+		if g.lz.focus && i >= 2 {
+			continue
+		}
 		g.stmt()
 	}
+	g.maybeLazy(true)
 	body.WriteString(g.b.String())
 	g.b = saved
 	var head strings.Builder
@@ -206,7 +223,7 @@ func (g *generator) program() *Program {
 		head.WriteByte('\n')
 	}
 	g.files["main.k"] = head.String() + body.String()
-	return &Program{Files: g.files, Args: g.args}
+	return &Program{Files: g.files, Args: g.args, Lazy: g.lz.on}
 }
 
 // localPackage writes pkg/lib.k with a schema, a value and a lambda the main

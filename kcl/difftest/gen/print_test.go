@@ -3,17 +3,34 @@ package gen
 import (
 	"flag"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
 var (
 	printSeed   = flag.Int64("print", -1, "print the program of this seed")
 	printBroken = flag.Float64("print-broken", 0.1, "the Broken option of -print (TestFuzzLong's -broken)")
+	printLazy   = flag.Float64("print-lazy", 0.5, "the Lazy option of -print (TestFuzzLong's -lazy)")
+	printDir    = flag.String("print-dir", "", "also write the files of -print's program to this directory")
 )
 
 func TestPrint(t *testing.T) {
 	if *printSeed < 0 {
 		t.Skip("-print not given")
 	}
-	fmt.Print(New(*printSeed, Options{Broken: *printBroken}).Source())
+	p := New(*printSeed, Options{Broken: *printBroken, Lazy: *printLazy})
+	fmt.Print(p.Source())
+	if *printDir == "" {
+		return
+	}
+	for name, src := range p.Files {
+		path := filepath.Join(*printDir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -165,8 +165,8 @@ func New(seed int64, opts Options) *Program {
 	// without them is the one the seed gave before they existed.
 	g.lz.r = rand.New(rand.NewSource(seed ^ 0x1a2b3c4d))
 	g.lz.on = opts.Lazy > 0 && g.lz.r.Float64() < opts.Lazy
-	// Half of them keep only a few of the other statements: each may fail.
-	g.lz.focus = g.lz.on && g.lz.r.Float64() < 0.5
+	// Most of them keep only a few of the other statements: each may fail.
+	g.lz.focus = g.lz.on && g.lz.r.Float64() < 0.7
 	return g.program()
 }
 

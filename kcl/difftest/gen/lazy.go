@@ -47,14 +47,17 @@ func (g *generator) maybeLazy(last bool) {
 // withLazy runs f with the shapes' source, names and definitions, and puts
 // the main ones back after.
 func (g *generator) withLazy(f func()) {
-	r, n, vars, schemas, lambdas := g.r, g.n, g.vars, g.schemas, g.lambdas
+	r, n, vars, schemas, lambdas, broken := g.r, g.n, g.vars, g.schemas, g.lambdas, g.opts.Broken
 	g.r, g.n, g.lz.tag = g.lz.r, g.lz.n, "z"
+	// A shape makes many more choices than a statement: at the statements'
+	// rate hardly one would be well-formed.
+	g.opts.Broken = broken / 4
 	g.vars = append(append([]variable(nil), vars...), g.lz.vars...)
 	g.schemas = append(append([]*schema(nil), schemas...), g.lz.schemas...)
 	g.lambdas = append(append([]lambda(nil), lambdas...), g.lz.lambdas...)
 	f()
 	g.lz.n = g.n
-	g.r, g.n, g.lz.tag, g.vars, g.schemas, g.lambdas = r, n, "", vars, schemas, lambdas
+	g.r, g.n, g.lz.tag, g.vars, g.schemas, g.lambdas, g.opts.Broken = r, n, "", vars, schemas, lambdas, broken
 }
 
 func (g *generator) lazyShape() {
@@ -86,7 +89,7 @@ func (g *generator) cmpOf(name string, k kind) string {
 		return g.expr(tBool)
 	}
 	x := name
-	if g.chance(0.8) {
+	if g.chance(0.9) {
 		x = "(" + name + " or " + map[kind]string{tInt: "0", tStr: `""`, tListInt: "[]"}[k] + ")"
 	}
 	switch k {
@@ -115,7 +118,7 @@ func (g *generator) using(name string, k kind) string {
 		return name
 	}
 	x := name
-	if g.chance(0.8) {
+	if g.chance(0.9) {
 		x = "(" + name + " or " + map[kind]string{tInt: "0", tStr: `""`, tListInt: "[]"}[k] + ")"
 	}
 	switch k {

@@ -356,7 +356,7 @@ func describe(fd finding) string {
 func TestFuzzShort(t *testing.T) {
 	f := newFuzzer(t)
 	start := time.Now()
-	f.run(t, 1, shortPrograms, time.Time{}, 0.04, 0)
+	f.run(t, 1, shortPrograms, time.Time{}, 0.04, 0.5)
 	for _, fd := range f.found {
 		if fd.reason != "" {
 			t.Logf("known divergence (%s): %s", fd.reason, describe(fd))

@@ -228,6 +228,7 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	le.locals.unset = lf.bodyLocals
 	in.lambdaDepth++
 	defer func() { in.lambdaDepth-- }()
+	defer in.leaveScope(in.enterScope())
 	if lf.this != nil {
 		in.frameStack = append(in.frameStack, frameRef{f: lf.this})
 		defer func(n int) { in.frameStack = in.frameStack[:n] }(len(in.frameStack) - 1)

@@ -82,16 +82,20 @@ func (in *Interp) eval(e *env, x syntax.Expr) (value.Value, error) {
 	case *syntax.ListExpr:
 		return in.evalList(e, x.Elts)
 	case *syntax.ListComp:
+		defer in.leaveScope(in.enterScope())
 		return in.evalListComp(e, x)
 	case *syntax.DictComp:
+		defer in.leaveScope(in.enterScope())
 		return in.evalDictComp(e, x)
 	case *syntax.ConfigExpr:
+		defer in.leaveScope(in.enterScope())
 		return in.evalConfig(e, x)
 	case *syntax.SchemaExpr:
 		return in.evalSchemaExpr(e, x)
 	case *syntax.LambdaExpr:
 		return in.makeLambda(e, x)
 	case *syntax.QuantExpr:
+		defer in.leaveScope(in.enterScope())
 		return in.evalQuant(e, x)
 	case *syntax.StarredExpr:
 		return in.eval(e, x.Value)

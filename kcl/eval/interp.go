@@ -91,6 +91,8 @@ type Interp struct {
 	astID       syntax.Stmt
 	frameStack  []frameRef
 	lambdaDepth int
+	// scopes are the official scopes open (see lazy.go).
+	scopes []map[shadowKey]value.Value
 }
 
 // pkgState is a loaded package.
@@ -354,9 +356,11 @@ func (in *Interp) evalPackage(p *pkgState) error {
 	// A package is evaluated as the official engine imports it, before the
 	// importer's statements run: none of the importer's schemas, setters or
 	// lambda calls is under way for it.
-	frames, backtrack, targets, depth := in.frameStack, in.backtrack, in.targets, in.lambdaDepth
-	in.frameStack, in.backtrack, in.targets, in.lambdaDepth = nil, nil, nil, 0
-	defer func() { in.frameStack, in.backtrack, in.targets, in.lambdaDepth = frames, backtrack, targets, depth }()
+	frames, backtrack, targets, depth, scopes := in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes
+	in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes = nil, nil, nil, 0, nil
+	defer func() {
+		in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes = frames, backtrack, targets, depth, scopes
+	}()
 	ls := p.global
 	for i, r := range ls.stmts {
 		switch r.stmt.(type) {

@@ -48,6 +48,12 @@
 //     reads as Undefined there, also in a lambda the body calls; a lambda
 //     called while a schema is being built reads the schema's attributes
 //     first (frameStack, the official schema stack).
+//   - A global statement run by backtracking while an official scope is
+//     open (a config literal, a comprehension, a quantifier, a lambda call,
+//     a schema body) binds the name in that scope, not the global: reads
+//     while the scope is open see it, a schema body afterwards does not,
+//     and the global gets its value when the main pass reaches the
+//     statement (Interp.scopes).
 //   - A schema statement run by backtracking while a lambda call is under
 //     way assigns a variable of its own, not the attribute: the official
 //     evaluator stores it in the lambda's scope frame (schema attributes
@@ -244,4 +250,38 @@ func (in *Interp) lazySet(ls *lazyScope, id int, v func() value.Value) {
 	if hit && st.cache[id] == nil {
 		st.cache[id] = v()
 	}
+}
+
+// shadowKey names a global of a package bound in an official scope.
+type shadowKey struct {
+	p    *pkgState
+	name string
+}
+
+// enterScope opens an official scope (see lazy.go) and returns the number
+// open before, for leaveScope.
+func (in *Interp) enterScope() int {
+	in.scopes = append(in.scopes, nil)
+	return len(in.scopes) - 1
+}
+
+func (in *Interp) leaveScope(n int) { in.scopes = in.scopes[:n] }
+
+// shadow finds a global bound in an open scope by a backtracked statement.
+func (in *Interp) shadow(p *pkgState, name string) (value.Value, bool) {
+	for i := len(in.scopes) - 1; i >= 0; i-- {
+		if v, ok := in.scopes[i][shadowKey{p, name}]; ok {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+// bindShadow binds a global in the innermost open scope.
+func (in *Interp) bindShadow(p *pkgState, name string, v value.Value) {
+	top := len(in.scopes) - 1
+	if in.scopes[top] == nil {
+		in.scopes[top] = map[shadowKey]value.Value{}
+	}
+	in.scopes[top][shadowKey{p, name}] = v
 }

@@ -214,6 +214,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	}
 	in.frameStack = append(in.frameStack, frameRef{f: f, lazy: true})
 	defer func(n int) { in.frameStack = in.frameStack[:n] }(len(in.frameStack) - 1)
+	defer in.leaveScope(in.enterScope())
 	// Each body of the chain runs with a fresh backtracking state, each mixin
 	// with a copy of its host's (see lazy.go).
 	owner := f.ls.st

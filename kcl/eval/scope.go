@@ -187,6 +187,10 @@ func (in *Interp) globalLookup(p *pkgState, name string) (value.Value, bool, err
 	if err := in.defineGlobalType(p, name); err != nil {
 		return nil, false, err
 	}
+	if v, ok := in.shadow(p, name); ok {
+		// Bound in an open scope: read as a local, not backtracked.
+		return v, true, nil
+	}
 	id, ok := ls.lay.ids[name]
 	if !ok {
 		v, ok := ls.vals[name]
@@ -201,6 +205,9 @@ func (in *Interp) globalLookup(p *pkgState, name string) (value.Value, bool, err
 		defer in.popBacktrack()
 		return in.runGlobalStmt(p, s.stmt)
 	}, func() value.Value {
+		if v, ok := in.shadow(p, name); ok {
+			return v
+		}
 		if v, ok := ls.vals[name]; ok {
 			return v
 		}
@@ -215,6 +222,9 @@ func (in *Interp) globalCurrent(p *pkgState, name string) (value.Value, bool, er
 	ls := p.global
 	if err := in.defineGlobalType(p, name); err != nil {
 		return nil, false, err
+	}
+	if v, ok := in.shadow(p, name); ok {
+		return v, true, nil
 	}
 	if v, ok := ls.vals[name]; ok {
 		return v, true, nil

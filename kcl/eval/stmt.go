@@ -354,6 +354,11 @@ func (in *Interp) setName(e *env, name string, v value.Value, pos syntax.Positio
 		return nil
 	case e.pkg != nil:
 		ls := e.pkg.global
+		if len(in.scopes) > 0 {
+			// Run by backtracking inside an open scope (see lazy.go).
+			in.bindShadow(e.pkg, name, v)
+			return nil
+		}
 		if plain {
 			if at, ok := ls.assigned[name]; ok && at != pos && !isPrivate(name) {
 				return errorAt(pos, KindImmutable, "Can not change the value of '%s', because it was declared immutable", name)

@@ -202,13 +202,9 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 			}
 			ls.types[name] = declaredType{ty: ty, env: &env{file: e.file, pkg: e.pkg}, pos: t.Pos()}
 		} else if old, ok := ls.types[name]; ok {
-			if old.inferred {
-				// x op= v is checked by the static pass alone: int /= int
-				// holds a float at run time.
-				if _, fits, _ := in.tryConvert(old.env, v, old.ty, false); !fits && plain {
-					return errorAt(t.Pos(), value.KindType, "expected %s, got %s", syntax.TypeString(old.ty), literalTypeString(v))
-				}
-			} else {
+			// A type inferred from a first value is the static pass's alone:
+			// `_s = _s / 8` of an int is an int to it, a float at run time.
+			if !old.inferred {
 				var err error
 				if v, err = in.convertType(old.env, v, old.ty, lineOnly(t.Pos())); err != nil {
 					return err

@@ -121,6 +121,9 @@ func (r *resolver) declare(p *Package) *pkgInfo {
 			case *syntax.IfStmt:
 				walk(f, s.Body)
 				walk(f, s.Orelse)
+			case *syntax.AugAssignStmt:
+				// x op= v defines no global: without an assignment of x
+				// it names an undefined variable.
 			default:
 				for _, n := range bodyNames([]syntax.Stmt{s}, nil) {
 					pi.define(n, &symbol{kind: symVariable, pos: s.Pos()})
@@ -309,6 +312,11 @@ func (r *resolver) stmt(s syntax.Stmt) {
 	case *syntax.AugAssignStmt:
 		if r.local == nil {
 			r.augAssign(s)
+		}
+		if s.Target != nil && s.Target.Name != nil && r.local == nil {
+			// The target is read: at the top level it must be assigned
+			// somewhere (x op= v defines nothing).
+			r.ident(&syntax.Identifier{Span: s.Target.Name.Span, Names: []*syntax.Name{s.Target.Name}, Ctx: syntax.Load})
 		}
 		r.target(s.Target)
 		if s.Target != nil && s.Target.Name != nil {

@@ -1150,6 +1150,10 @@ func (r *resolver) valueAttr(e *syntax.SelectorExpr) {
 		if strMethodResults[e.Attr.Names[0].Value] == nil {
 			r.report(KindType, e.Attr.Pos(), "attribute '%s' not found in '%s'", e.Attr.Names[0].Value, t)
 		}
+	case tSchema:
+		// A member of a schema-typed value (a call of a lambda whose body
+		// ends in an instance), as a name's: at the attribute.
+		r.attrPath(t, &syntax.Identifier{Span: e.Attr.Span, Names: append([]*syntax.Name{nil}, e.Attr.Names...)}, true)
 	case tNone:
 		// A value typed None (a lambda whose body ends in None), `?.` too.
 		r.report(KindType, e.Attr.Pos(), "attribute '%s' not found in 'NoneType'", e.Attr.Names[0].Value)

@@ -62,6 +62,16 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 		return noneT
 	case *syntax.ParenExpr:
 		return r.exprType(e.Expr, depth+1)
+	case *syntax.SelectorExpr:
+		// A member of a schema-typed value (`mk().a`) has its declared type.
+		if e.HasQuestion || e.Attr == nil || len(e.Attr.Names) != 1 {
+			return anyT
+		}
+		if t := r.exprType(e.Value, depth+1); t.kind == tSchema && t.schema.hasDeclared(e.Attr.Names[0].Value) {
+			at, _ := r.attrType(t.schema, e.Attr.Names[0].Value)
+			return at
+		}
+		return anyT
 	case *syntax.ListExpr:
 		// The official type is the list of the sup of its items: a
 		// starred list gives its items, a conditional item its branches.

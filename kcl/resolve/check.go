@@ -52,6 +52,10 @@ type resolver struct {
 	// deferEntries is the config of the schema expression being walked,
 	// whose entry-value checks come after its attribute types.
 	deferEntries *syntax.ConfigExpr
+	// orderPath is the place in a config walk being checked, diagOrder
+	// that of each diagnostic reported there (see order.go).
+	orderPath []orderElem
+	diagOrder map[*Diagnostic][]orderElem
 	// globalLambdas are the package's globals assigned a lambda once.
 	globalLambdas map[string]*syntax.LambdaExpr
 }
@@ -296,6 +300,7 @@ func (r *resolver) stmt(s syntax.Stmt) {
 			}
 		}
 		r.annotation(s.Ty)
+		start := len(r.diags)
 		if _, ok := s.Value.(*syntax.LambdaExpr); ok && r.local == nil && len(s.Targets) == 1 && s.Targets[0] != nil && s.Targets[0].Name != nil {
 			// While its body is walked, the lambda a global is being
 			// assigned has no type yet: a recursive call is not checked.
@@ -309,6 +314,8 @@ func (r *resolver) stmt(s syntax.Stmt) {
 			r.lambdaLocalValue(s)
 		}
 		r.assignTypes(s)
+		// A typed target's config checks are met in the walk of its value.
+		r.sortFrom(start)
 	case *syntax.AugAssignStmt:
 		if r.local == nil {
 			r.augAssign(s)
@@ -866,17 +873,19 @@ func (r *resolver) expr(e syntax.Expr) {
 			}
 		}
 	case *syntax.ConfigIfEntryExpr:
-		r.expr(e.IfCond)
+		// Each condition is met in its place among the branches' entries.
+		if e.IfCond != nil {
+			r.pushOrder(e.IfCond.Pos(), phaseKey)
+			r.expr(e.IfCond)
+			r.popOrder()
+		}
 		r.configEntries(e.Items, false)
 		r.expr(e.Orelse)
 	case *syntax.SchemaExpr:
 		if e.Name != nil {
 			r.ident(e.Name)
 		}
-		r.exprs(e.Args)
-		for _, k := range e.Kwargs {
-			r.expr(k.Value)
-		}
+		start := len(r.diags)
 		// The official walk judges a schema config entry's type before
 		// its += or ** value: those checks wait for checkSchemaConfig.
 		cfg, _ := e.Config.(*syntax.ConfigExpr)
@@ -884,12 +893,13 @@ func (r *resolver) expr(e syntax.Expr) {
 		r.deferEntries = cfg
 		r.expr(e.Config)
 		r.deferEntries = prev
-		r.schemaArguments(e.Name, e.Args, e.Kwargs)
 		r.checkSchemaConfig(e)
 		if cfg != nil {
 			for _, it := range cfg.Items {
 				if it != nil {
+					r.pushOrder(entryPos(it), phaseAfter)
 					r.entryValue(it)
+					r.popOrder()
 				}
 			}
 		}
@@ -901,6 +911,15 @@ func (r *resolver) expr(e syntax.Expr) {
 				r.dictEntries(t, cfg, nil, 0)
 			}
 		}
+		// The official walk checks the arguments after the config.
+		r.pushLast()
+		r.exprs(e.Args)
+		for _, k := range e.Kwargs {
+			r.expr(k.Value)
+		}
+		r.schemaArguments(e.Name, e.Args, e.Kwargs)
+		r.popOrder()
+		r.sortFrom(start)
 	case *syntax.ConfigExpr:
 		r.withScope(func(sc *scope) {
 			// Keys are visible to the config's values (the official
@@ -1045,6 +1064,8 @@ func (r *resolver) configEntries(items []*syntax.ConfigEntry, deferred bool) {
 		if it == nil {
 			continue
 		}
+		pos := entryPos(it)
+		r.pushOrder(pos, phaseKey)
 		switch k := it.Key.(type) {
 		case *syntax.Identifier, *syntax.StringLit, nil:
 		case *syntax.Subscript:
@@ -1055,13 +1076,20 @@ func (r *resolver) configEntries(items []*syntax.ConfigEntry, deferred bool) {
 			}
 		default:
 			r.expr(k)
+			// The key's type is judged after the value is walked.
+			r.orderPath[len(r.orderPath)-1].phase = phaseType
 			if t := r.exprType(k, 0); !t.isAny() && !t.isStrKind() && !(t.kind == tUnion && allStr(t.elems)) {
 				r.report(KindIllegalAttribute, k.Pos(), "A attribute must be string type, got '%s'", t)
 			}
 		}
+		r.popOrder()
+		r.pushOrder(pos, phaseValue)
 		r.expr(it.Value)
+		r.popOrder()
 		if !deferred {
+			r.pushOrder(pos, phaseAfter)
 			r.entryValue(it)
+			r.popOrder()
 		}
 	}
 }

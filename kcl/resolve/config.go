@@ -98,55 +98,65 @@ func (r *resolver) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth
 		}
 		if it.Key == nil {
 			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+				r.pushOrder(entryPos(it), phaseValue)
 				r.configIf(s, ie, depth)
+				r.popOrder()
 			}
 			continue
 		}
-		var names []*syntax.Name
-		switch k := it.Key.(type) {
-		case *syntax.Identifier:
-			names = k.Names
-		case *syntax.StringLit:
-			names = []*syntax.Name{{Span: k.Span, Value: k.Value}}
-		case *syntax.Subscript:
-			id, ok := k.Value.(*syntax.Identifier)
-			if !ok || !numberIndex(k.Index) {
-				continue
-			}
-			names = id.Names
+		r.pushOrder(entryPos(it), phaseKey)
+		r.configItem(s, it, depth)
+		r.popOrder()
+	}
+}
+
+// configItem checks the key of one entry, and the keys of its value.
+func (r *resolver) configItem(s *schemaInfo, it *syntax.ConfigEntry, depth int) {
+	var names []*syntax.Name
+	switch k := it.Key.(type) {
+	case *syntax.Identifier:
+		names = k.Names
+	case *syntax.StringLit:
+		names = []*syntax.Name{{Span: k.Span, Value: k.Value}}
+	case *syntax.Subscript:
+		id, ok := k.Value.(*syntax.Identifier)
+		if !ok || !numberIndex(k.Index) {
+			return
 		}
-		cur := s
-		for i, n := range names {
-			if cur == nil {
-				break
-			}
-			if !cur.open() && !cur.hasDeclared(n.Value) {
-				r.report(KindCompile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, cur.attrNames())))
-				cur = nil
-				break
-			}
-			if keys := r.literalKeys(cur); keys != nil && !cur.hasDeclared(n.Value) && !containsString(keys, n.Value) {
-				r.report(KindCompile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, keys)))
-				cur = nil
-				break
-			}
-			a, owner := cur.attrDecl(n.Value)
-			if a == nil {
-				cur = nil
-				break
-			}
-			t := r.fromSyntax(r.infos[owner.pkg.Path], a.Ty, 0)
-			if t.kind == tUnion && i+1 < len(names) {
-				r.unionMember(t, names[i+1])
-			}
+		names = id.Names
+	}
+	cur := s
+	for i, n := range names {
+		if cur == nil {
+			break
+		}
+		if !cur.open() && !cur.hasDeclared(n.Value) {
+			r.report(KindCompile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, cur.attrNames())))
 			cur = nil
-			if t.kind == tSchema {
-				cur = t.schema
-			}
+			break
 		}
-		if v, ok := it.Value.(*syntax.ConfigExpr); ok && len(names) > 0 {
-			r.configKeys(cur, v, depth+1)
+		if keys := r.literalKeys(cur); keys != nil && !cur.hasDeclared(n.Value) && !containsString(keys, n.Value) {
+			r.report(KindCompile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, keys)))
+			cur = nil
+			break
 		}
+		a, owner := cur.attrDecl(n.Value)
+		if a == nil {
+			cur = nil
+			break
+		}
+		t := r.fromSyntax(r.infos[owner.pkg.Path], a.Ty, 0)
+		if t.kind == tUnion && i+1 < len(names) {
+			r.unionMember(t, names[i+1])
+		}
+		cur = nil
+		if t.kind == tSchema {
+			cur = t.schema
+		}
+	}
+	if v, ok := it.Value.(*syntax.ConfigExpr); ok && len(names) > 0 {
+		r.orderPath[len(r.orderPath)-1].phase = phaseValue
+		r.configKeys(cur, v, depth+1)
 	}
 }
 

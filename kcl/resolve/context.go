@@ -160,67 +160,78 @@ func (r *resolver) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.
 		if it == nil {
 			continue
 		}
-		if it.Key == nil {
-			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
-				for items := range ifBranches(ie) {
-					r.ctxConfig(want, items, at, depth+1)
-				}
-				continue
-			}
-			// `**value`: its literal keys are checked as entries.
-			r.ctxCheck(want, it.Value, at, depth+1)
-			vt := r.exprType(it.Value, 0)
-			if vt.kind == tSchema && vt.instance {
-				// An instance's own attributes (not its bases'), each at
-				// its declared type.
-				for _, name := range vt.schema.attrNames() {
-					t, decl := r.attrType(vt.schema, name)
-					if m := r.memberType(want, name); decl != nil && !m.isAny() && !t.isAny() {
-						r.mustAssignAt(t, m, it.Value.Pos(), at)
-					}
-				}
-				continue
-			}
-			if vt.kind != tDict {
-				continue
-			}
-			names := make([]string, 0, len(vt.attrs))
-			for n := range vt.attrs {
-				names = append(names, n)
-			}
-			sort.Strings(names)
-			for _, n := range names {
-				if m := r.memberType(want, n); !m.isAny() {
-					r.mustAssignAt(vt.attrs[n], m, it.Value.Pos(), at)
-				}
-			}
-			continue
-		}
-		if _, ok := it.Key.(*syntax.Subscript); ok {
-			continue
-		}
-		names := ctxKeyNames(it.Key)
-		if names == nil {
-			r.ctxCheck(want, it.Value, at, depth+1)
-			continue
-		}
-		m := want
-		for _, n := range names {
-			m = r.memberType(m, n)
-		}
-		r.ctxCheck(m, it.Value, at, depth+1)
-		if m.isAny() {
-			continue
-		}
-		if _, ok := it.Key.(*syntax.JoinedString); ok {
-			continue
-		}
-		// The parser nests a dotted key `a.b = v` as `a: {b = v}`: the
-		// first report is v against the type below b, at b.
-		pos := it.Key.Pos()
-		if id, ok := it.Key.(*syntax.Identifier); ok && len(id.Names) > 1 {
-			pos = id.Names[len(id.Names)-1].Pos()
-		}
-		r.mustAssignAt(r.exprType(it.Value, 0), m, pos, at)
+		r.pushOrder(entryPos(it), phaseValue)
+		r.ctxEntry(want, it, at, depth)
+		r.popOrder()
 	}
+}
+
+// ctxEntry checks one entry under want: its value, then (in the place of
+// its type) the value's type.
+func (r *resolver) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Position, depth int) {
+	last := len(r.orderPath) - 1
+	if it.Key == nil {
+		if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+			for items := range ifBranches(ie) {
+				r.ctxConfig(want, items, at, depth+1)
+			}
+			return
+		}
+		// `**value`: its literal keys are checked as entries.
+		r.ctxCheck(want, it.Value, at, depth+1)
+		r.orderPath[last].phase = phaseType
+		vt := r.exprType(it.Value, 0)
+		if vt.kind == tSchema && vt.instance {
+			// An instance's own attributes (not its bases'), each at
+			// its declared type.
+			for _, name := range vt.schema.attrNames() {
+				t, decl := r.attrType(vt.schema, name)
+				if m := r.memberType(want, name); decl != nil && !m.isAny() && !t.isAny() {
+					r.mustAssignAt(t, m, it.Value.Pos(), at)
+				}
+			}
+			return
+		}
+		if vt.kind != tDict {
+			return
+		}
+		names := make([]string, 0, len(vt.attrs))
+		for n := range vt.attrs {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			if m := r.memberType(want, n); !m.isAny() {
+				r.mustAssignAt(vt.attrs[n], m, it.Value.Pos(), at)
+			}
+		}
+		return
+	}
+	if _, ok := it.Key.(*syntax.Subscript); ok {
+		return
+	}
+	names := ctxKeyNames(it.Key)
+	if names == nil {
+		r.ctxCheck(want, it.Value, at, depth+1)
+		return
+	}
+	m := want
+	for _, n := range names {
+		m = r.memberType(m, n)
+	}
+	r.ctxCheck(m, it.Value, at, depth+1)
+	r.orderPath[last].phase = phaseType
+	if m.isAny() {
+		return
+	}
+	if _, ok := it.Key.(*syntax.JoinedString); ok {
+		return
+	}
+	// The parser nests a dotted key `a.b = v` as `a: {b = v}`: the
+	// first report is v against the type below b, at b.
+	pos := it.Key.Pos()
+	if id, ok := it.Key.(*syntax.Identifier); ok && len(id.Names) > 1 {
+		pos = id.Names[len(id.Names)-1].Pos()
+	}
+	r.mustAssignAt(r.exprType(it.Value, 0), m, pos, at)
 }

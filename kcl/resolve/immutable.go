@@ -112,6 +112,7 @@ func (r *resolver) augAssign(s *syntax.AugAssignStmt) {
 func (r *resolver) diag(d *Diagnostic) {
 	if len(r.diags) < maxDiagnostics {
 		r.diags = append(r.diags, d)
+		r.tag(d)
 	}
 }
 

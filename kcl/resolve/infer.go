@@ -424,9 +424,11 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 		}
 		if it.Key == nil {
 			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+				r.pushOrder(entryPos(it), phaseValue)
 				for items := range ifBranches(ie) {
 					r.configTypes(s, items, parent, depth+1)
 				}
+				r.popOrder()
 			}
 			continue
 		}
@@ -445,7 +447,9 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 		if len(names) == 0 {
 			continue
 		}
+		r.pushOrder(entryPos(it), phaseType)
 		r.checkConfigPath(s, names, it.Value, parent, depth)
+		r.popOrder()
 	}
 }
 
@@ -466,12 +470,13 @@ func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value sy
 			return
 		}
 		if i == len(names)-1 {
+			// A nested literal's entries are met in the walk of the value.
 			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tSchema {
-				r.configTypes(want.schema, cfg.Items, decl, depth+1)
+				r.asValue(func() { r.configTypes(want.schema, cfg.Items, decl, depth+1) })
 				return
 			}
 			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tDict {
-				r.dictEntries(want, cfg, decl, depth+1)
+				r.asValue(func() { r.dictEntries(want, cfg, decl, depth+1) })
 			}
 			r.mustAssign(r.exprType(value, 0), want, n.Pos(), decl)
 			return
@@ -533,7 +538,7 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 			pos := t.Pos()
 			r.ctxCheck(want, s.Value, &pos, 0)
 		}
-		r.mustAssign(r.exprType(s.Value, 0), want, t.Pos(), nil)
+		r.assignLast(r.exprType(s.Value, 0), want, t.Pos(), nil)
 	}
 }
 
@@ -566,7 +571,7 @@ func (r *resolver) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, se
 			pos := t.Pos()
 			r.ctxCheck(want, s.Value, &pos, 0)
 		}
-		r.mustAssign(got, want, t.Pos(), nil)
+		r.assignLast(got, want, t.Pos(), nil)
 		if typeOf(name) == nil && !want.isAny() {
 			setType(name, want)
 		}
@@ -584,7 +589,7 @@ func (r *resolver) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, se
 			r.configKeys(want.schema, cfg, 0)
 			r.configTypes(want.schema, cfg.Items, nil, 0)
 		}
-		r.mustAssign(got, want, pos, nil)
+		r.assignLast(got, want, pos, nil)
 		return
 	}
 	if w := widen(got); !w.isAny() {
@@ -797,7 +802,9 @@ func (r *resolver) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax
 						got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: k.Names[m].Value}, elem: got}
 					}
 					if !elem.isAny() {
+						r.pushOrder(entryPos(it), phaseType)
 						r.mustAssignAt(got, elem, pos, at)
+						r.popOrder()
 					}
 					elem = anyT
 					break
@@ -815,15 +822,20 @@ func (r *resolver) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax
 			continue
 		}
 		if inner, ok := it.Value.(*syntax.ConfigExpr); ok {
+			r.pushOrder(entryPos(it), phaseValue)
 			switch elem.kind {
 			case tDict:
 				r.dictEntriesAt(elem, inner, decl, at, depth+1)
 			case tSchema:
 				r.configTypes(elem.schema, inner.Items, decl, depth+1)
+				r.popOrder()
 				continue
 			}
+			r.popOrder()
 		}
+		r.pushOrder(entryPos(it), phaseType)
 		r.mustAssignAt(r.exprType(it.Value, 0), elem, pos, at)
+		r.popOrder()
 	}
 }
 

@@ -148,6 +148,7 @@ func (r *resolver) report(kind string, pos syntax.Position, format string, args 
 	d := &Diagnostic{Kind: kind, Messages: []Message{{Pos: pos, Msg: fmt.Sprintf(format, args...)}}}
 	if len(r.diags) < maxDiagnostics {
 		r.diags = append(r.diags, d)
+		r.tag(d)
 	}
 	return d
 }

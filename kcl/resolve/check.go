@@ -355,13 +355,15 @@ func (r *resolver) stmt(s syntax.Stmt) {
 		r.stmts(s.Orelse)
 	case *syntax.SchemaAttr:
 		r.annotation(s.Ty)
+		start := len(r.diags)
 		r.expr(s.Value)
 		r.annotatedConfig(s.Ty, s.Value)
 		if s.Value != nil && s.Op == syntax.AugAssign && r.schema != nil && s.Name != nil {
 			if want, decl := r.attrType(r.schema, s.Name.Value); decl == s {
-				r.mustAssign(r.exprType(s.Value, 0), want, s.Pos(), nil)
+				r.assignLast(r.exprType(s.Value, 0), want, s.Pos(), nil)
 			}
 		}
+		r.sortFrom(start)
 	case *syntax.SchemaStmt:
 		r.schemaStmt(s)
 	case *syntax.RuleStmt:

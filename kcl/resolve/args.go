@@ -138,6 +138,8 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 		if want.isAny() {
 			return
 		}
+		// The argument's config entries first, then the whole value.
+		start := len(r.diags)
 		r.schemaValue(want, v)
 		pos := p.pos
 		if want.kind != tSchema {
@@ -145,7 +147,10 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 			vp := v.Pos()
 			r.ctxCheck(want, v, &vp, 0)
 		}
+		r.pushLast()
 		r.mustAssignAt(r.exprType(v, 0), want, v.Pos(), &pos)
+		r.popOrder()
+		r.sortFrom(start)
 	}
 	for i, a := range args {
 		if walk {

@@ -966,6 +966,8 @@ func (r *resolver) expr(e syntax.Expr) {
 						r.mustAssignAt(r.exprType(as.Value, 0), want, r.topStmt, nil)
 					}
 				}
+				// The result's config entries first, then the whole value.
+				start := len(r.diags)
 				if es, ok := e.Body[n-1].(*syntax.ExprStmt); ok && len(es.Exprs) == 1 {
 					r.schemaValue(r.fromSyntax(r.pkg, e.ReturnTy, 0), es.Exprs[0])
 				}
@@ -981,9 +983,12 @@ func (r *resolver) expr(e syntax.Expr) {
 							r.ctxCheck(want, v, &vp, 0)
 						}
 						tp := e.ReturnTy.Pos()
+						r.pushLast()
 						r.mustAssignAt(r.exprType(v, 0), want, v.Pos(), &tp)
+						r.popOrder()
 					}
 				}
+				r.sortFrom(start)
 			}
 		})
 	case *syntax.Subscript:

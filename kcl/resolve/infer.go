@@ -380,6 +380,7 @@ func (r *resolver) mustAssign(got, want *typ, pos syntax.Position, decl *syntax.
 
 // mustAssignAt is mustAssign with the declaration's position, if any.
 func (r *resolver) mustAssignAt(got, want *typ, pos syntax.Position, declPos *syntax.Position) {
+	r.dictIntoSchema(got, want, pos, 0)
 	if assignable(got, want) {
 		return
 	}
@@ -388,6 +389,63 @@ func (r *resolver) mustAssignAt(got, want *typ, pos syntax.Position, declPos *sy
 		d.Messages = append(d.Messages, Message{Pos: *declPos, Msg: fmt.Sprintf("variable is defined here, its type is %s, but got %s", want, got)})
 	}
 	r.diag(d)
+}
+
+// dictIntoSchema reports what the official check_type meets on its way
+// when a dict is stored where a schema is expected: a dict literal of one key
+// has its value judged against that attribute (dict_assignable_to_schema),
+// through list items, dict values and the first fitting union member.
+func (r *resolver) dictIntoSchema(got, want *typ, pos syntax.Position, depth int) {
+	if got == nil || want == nil || depth > 50 {
+		return
+	}
+	switch {
+	case got.kind == tList && want.kind == tList, got.kind == tDict && want.kind == tDict:
+		r.dictIntoSchema(got.elem, want.elem, pos, depth+1)
+	case got.kind == tDict && want.kind == tSchema:
+		if want.schema.stmt == nil || want.schema.stmt.IndexSignature != nil {
+			return
+		}
+		key, ok := singleLitKey(got.key)
+		if !ok || got.attrs[key] == nil {
+			return
+		}
+		if t, decl := r.attrType(want.schema, key); decl != nil {
+			r.mustAssign(got.attrs[key], t, pos, decl)
+		}
+	case got.kind == tDict && want.kind == tUnion:
+		for _, e := range want.elems {
+			if e.kind == tSchema {
+				r.dictIntoSchema(got, e, pos, depth+1)
+				return
+			}
+			if assignable(got, e) {
+				return
+			}
+		}
+	}
+}
+
+// singleLitKey is the key of a dict type whose keys are all one literal.
+func singleLitKey(k *typ) (string, bool) {
+	if k == nil {
+		return "", false
+	}
+	switch k.kind {
+	case tLitStr:
+		return k.lit, true
+	case tUnion:
+		if len(k.elems) == 0 {
+			return "", false
+		}
+		for _, e := range k.elems {
+			if e.kind != tLitStr || e.lit != k.elems[0].lit {
+				return "", false
+			}
+		}
+		return k.elems[0].lit, true
+	}
+	return "", false
 }
 
 // checkSchemaConfig checks the values of `Schema {attr = value}` against
@@ -455,6 +513,31 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 
 // checkConfigPath checks `a.b.c = value` in a config of schema s.
 func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr, parent *syntax.SchemaAttr, depth int) {
+	levels := r.configPath(s, names, value, parent, depth)
+	if len(levels) == 0 {
+		return
+	}
+	// The parser nests `t.a = v` as `t: {a = v}`: each schema on the way
+	// then judges a dict of one key, innermost first.
+	got := r.exprType(value, 0)
+	for k := len(levels) - 1; k >= 0; k-- {
+		lv := levels[k]
+		key := names[lv.at+1].Value
+		got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: key}, elem: widen(got), attrs: map[string]*typ{key: widen(got)}}
+		r.dictIntoSchema(got, lv.want, names[lv.at].Pos(), 0)
+	}
+}
+
+// pathLevel is a name of a dotted key whose attribute is a schema.
+type pathLevel struct {
+	at   int
+	want *typ
+}
+
+// configPath checks the value of `a.b.c = value` against the type of its
+// last name; it returns the schema levels it passed.
+func (r *resolver) configPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr, parent *syntax.SchemaAttr, depth int) []pathLevel {
+	var levels []pathLevel
 	for i, n := range names {
 		want, decl := r.attrType(s, n.Value)
 		if decl == nil {
@@ -464,24 +547,26 @@ func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value sy
 					r.mustAssign(r.exprType(value, 0), vt, n.Pos(), parent)
 				}
 			}
-			return
+			return levels
 		}
 		if want.isAny() {
-			return
+			return levels
 		}
 		if i == len(names)-1 {
 			// A nested literal's entries are met in the walk of the value.
 			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tSchema {
 				r.asValue(func() { r.configTypes(want.schema, cfg.Items, decl, depth+1) })
-				return
+				r.dictIntoSchema(r.exprType(value, 0), want, n.Pos(), 0)
+				return levels
 			}
 			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tDict {
 				r.asValue(func() { r.dictEntries(want, cfg, decl, depth+1) })
 			}
 			r.mustAssign(r.exprType(value, 0), want, n.Pos(), decl)
-			return
+			return levels
 		}
 		if want.kind == tSchema {
+			levels = append(levels, pathLevel{i, want})
 			s, parent = want.schema, decl
 			continue
 		}
@@ -489,13 +574,14 @@ func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value sy
 		got := r.exprType(value, 0)
 		for j := len(names) - 1; j > i; j-- {
 			if got.isAny() {
-				return
+				return levels
 			}
 			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: names[j].Value}, elem: got}
 		}
 		r.mustAssign(got, want, n.Pos(), decl)
-		return
+		return levels
 	}
+	return levels
 }
 
 // indexValueType is the value type of a schema's own index signature.

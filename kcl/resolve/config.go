@@ -97,9 +97,15 @@ func (r *resolver) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth
 			continue
 		}
 		if it.Key == nil {
-			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+			switch v := it.Value.(type) {
+			case *syntax.ConfigIfEntryExpr:
 				r.pushOrder(entryPos(it), phaseValue)
-				r.configIf(s, ie, depth)
+				r.configIf(s, v, depth)
+				r.popOrder()
+			case *syntax.ConfigExpr:
+				// `**{...}` is walked in the same context.
+				r.pushOrder(entryPos(it), phaseValue)
+				r.configItems(s, v.Items, depth+1)
 				r.popOrder()
 			}
 			continue

@@ -481,11 +481,34 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 			}
 		}
 		if it.Key == nil {
+			var attrs []litAttr
+			var at syntax.Position
 			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
 				r.pushOrder(entryPos(it), phaseValue)
 				for items := range ifBranches(ie) {
 					r.configTypes(s, items, parent, depth+1)
 				}
+				r.popOrder()
+				// An `if` with no other branch has the type of its
+				// entries' literal (one with branches has none).
+				if ie.Orelse == nil {
+					attrs, at = r.literalAttrs(ie.Items, 0), ie.Pos()
+				}
+			} else if cfg, ok := it.Value.(*syntax.ConfigExpr); ok {
+				// `**{...}` is walked in the same context.
+				r.pushOrder(entryPos(it), phaseValue)
+				r.configTypes(s, cfg.Items, parent, depth+1)
+				r.popOrder()
+				attrs, at = r.literalAttrs(cfg.Items, 0), cfg.Pos()
+			}
+			if len(attrs) > 0 {
+				var decl *syntax.Position
+				if parent != nil {
+					p := parent.Pos()
+					decl = &p
+				}
+				r.pushOrder(entryPos(it), phaseType)
+				r.attrsInto(&typ{kind: tSchema, schema: s}, decl, attrs, at, 0)
 				r.popOrder()
 			}
 			continue

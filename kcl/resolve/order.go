@@ -1,6 +1,7 @@
 package resolve
 
 import (
+	"fmt"
 	"slices"
 	"sort"
 
@@ -121,4 +122,132 @@ func (r *resolver) assignLast(got, want *typ, pos syntax.Position, decl *syntax.
 	r.pushLast()
 	r.mustAssign(got, want, pos, decl)
 	r.popOrder()
+}
+
+// litAttr is an attribute of a config literal's type, as the official
+// walk_config_entries records it: its widened type, the key it was last
+// given at, and the attributes of its own literal value.
+type litAttr struct {
+	name string
+	ty   *typ
+	pos  syntax.Position
+	sub  []litAttr
+}
+
+// literalAttrs are the attributes of a config literal's keyed entries, in
+// the order first given; `a.b = v` is `a: {b = v}`.
+func (r *resolver) literalAttrs(items []*syntax.ConfigEntry, depth int) []litAttr {
+	if depth > 50 {
+		return nil
+	}
+	var out []litAttr
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		if it.Key == nil {
+			// An unpacked literal, or an `if` with no other branch, adds
+			// its attributes.
+			var inner []litAttr
+			switch v := it.Value.(type) {
+			case *syntax.ConfigExpr:
+				inner = r.literalAttrs(v.Items, depth+1)
+			case *syntax.ConfigIfEntryExpr:
+				if v.Orelse == nil {
+					inner = r.literalAttrs(v.Items, depth+1)
+				}
+			}
+			for _, a := range inner {
+				replaced := false
+				for i := range out {
+					if out[i].name == a.name {
+						out[i], replaced = a, true
+						break
+					}
+				}
+				if !replaced {
+					out = append(out, a)
+				}
+			}
+			continue
+		}
+		var names []*syntax.Name
+		switch k := it.Key.(type) {
+		case *syntax.Identifier:
+			names = k.Names
+		case *syntax.StringLit:
+			names = []*syntax.Name{{Span: k.Span, Value: k.Value}}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		last := names[len(names)-1]
+		a := litAttr{name: last.Value, ty: widen(r.exprType(it.Value, 0)), pos: last.Pos()}
+		if cfg, ok := it.Value.(*syntax.ConfigExpr); ok {
+			a.sub = r.literalAttrs(cfg.Items, depth+1)
+		}
+		for j := len(names) - 2; j >= 0; j-- {
+			inner := a
+			a = litAttr{name: names[j].Value, pos: names[j].Pos(), sub: []litAttr{inner},
+				ty: &typ{kind: tDict, key: strT, elem: inner.ty, attrs: map[string]*typ{inner.name: inner.ty}}}
+		}
+		merged := false
+		for i := range out {
+			if out[i].name == a.name {
+				out[i].ty = widen(union([]*typ{out[i].ty, a.ty}))
+				out[i].pos = a.pos
+				out[i].sub = nil
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// attrsInto is the official check_config_value_recursively: the attributes
+// of an unpacked or conditional literal judged again, at the literal, against
+// the context ctx (declared at ctxDecl, if known).
+func (r *resolver) attrsInto(ctx *typ, ctxDecl *syntax.Position, attrs []litAttr, at syntax.Position, depth int) {
+	if depth > 50 || ctx.isAny() {
+		return
+	}
+	for _, a := range attrs {
+		var sub *typ
+		var subDecl *syntax.Position
+		switch ctx.kind {
+		case tSchema:
+			s := ctx.schema
+			if !s.open() && !s.hasDeclared(a.name) {
+				r.diag(&Diagnostic{Kind: KindCompile, Messages: []Message{
+					{Pos: at, Msg: fmt.Sprintf("Cannot add member '%s' to schema '%s'%s", a.name, s.name, suggestionText(suggestions(a.name, s.attrNames())))},
+					{Pos: a.pos, Msg: "config attribute is defined here"},
+				}})
+			}
+			if t, decl := r.attrType(s, a.name); decl != nil {
+				p := decl.Pos()
+				sub, subDecl = t, &p
+			} else if s.stmt != nil && s.stmt.IndexSignature != nil {
+				sub, subDecl = r.indexValueType(s), ctxDecl
+			}
+		case tDict, tList:
+			sub, subDecl = ctx.elem, ctxDecl
+		}
+		if sub.isAny() {
+			continue
+		}
+		r.dictIntoSchema(a.ty, sub, at, 0)
+		if !assignable(a.ty, sub) {
+			d := &Diagnostic{Kind: KindType, Messages: []Message{{Pos: at, Msg: fmt.Sprintf("expected %s, got %s", sub, a.ty)}}}
+			if subDecl != nil {
+				d.Messages = append(d.Messages, Message{Pos: *subDecl, Msg: fmt.Sprintf("variable is defined here, its type is %s, but got %s", sub, a.ty)})
+			}
+			d.Messages = append(d.Messages, Message{Pos: a.pos, Msg: "config attribute is defined here"})
+			r.diag(d)
+		}
+		r.attrsInto(sub, subDecl, a.sub, at, depth+1)
+	}
 }

@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
@@ -408,6 +409,12 @@ func (r *resolver) dictIntoSchema(got, want *typ, pos syntax.Position, depth int
 		}
 		key, ok := singleLitKey(got.key)
 		if !ok || got.attrs[key] == nil {
+			return
+		}
+		// Only the schema's own attributes (its mixins' included): the
+		// official SchemaType.attrs hold no base's.
+		_, owner := want.schema.attrDecl(key)
+		if owner == nil || (owner != want.schema && !slices.Contains(want.schema.mixins, owner)) {
 			return
 		}
 		if t, decl := r.attrType(want.schema, key); decl != nil {

@@ -45,11 +45,16 @@ type signature struct {
 	pkg  *pkgInfo
 }
 
-// schemaArguments checks the arguments of a schema instantiation or of a
-// call of a lambda whose parameters are known.
+// schemaArguments walks and checks the arguments of a schema
+// instantiation.
 func (r *resolver) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kwargs []*syntax.Keyword) {
 	if sig, ok := r.callSignature(fn); ok {
-		r.callArguments(fn, sig, args, kwargs, false)
+		r.callArguments(fn, sig, args, kwargs, true)
+		return
+	}
+	r.exprs(args)
+	for _, k := range kwargs {
+		r.expr(k.Value)
 	}
 }
 
@@ -163,34 +168,43 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 		check(params[i], a)
 	}
 	seen := map[string]bool{}
+	var prevKw *syntax.Keyword
 	for _, kw := range kwargs {
 		if kw == nil || kw.Arg == nil || len(kw.Arg.Names) == 0 {
 			continue
 		}
 		name := kw.Arg.Names[0].Value
-		if walk {
-			r.expr(kw.Value)
-		}
 		if seen[name] {
-			r.report(KindCompile, kw.Pos(), "%s has duplicated keyword argument %s", sig.name, name)
+			// Located from the end of the keyword before it.
+			pos := kw.End()
+			if prevKw != nil {
+				pos = prevKw.End()
+			}
+			r.report(KindCompile, pos, "%s has duplicated keyword argument %s", sig.name, name)
 		}
 		seen[name] = true
+		prevKw = kw
 		var names []string
-		found := false
-		for _, p := range params {
-			names = append(names, p.name)
-			if p.name == name {
-				found = true
-				check(p, kw.Value)
+		var match *param
+		for i := range params {
+			names = append(names, params[i].name)
+			if params[i].name == name && match == nil {
+				match = &params[i]
 			}
 		}
-		if !found {
+		if match == nil {
 			msg := ""
 			if suggs := suggestions(name, names); len(suggs) > 0 {
 				msg = fmt.Sprintf(", did you mean '%s'?", strings.Join(suggs, " or "))
 			}
 			r.report(KindCompile, kw.Arg.Pos(), "%s got an unexpected keyword argument '%s'%s", sig.name, name, msg)
+			// The official walk reaches the value of a known keyword only.
+			continue
 		}
+		if walk {
+			r.expr(kw.Value)
+		}
+		check(*match, kw.Value)
 	}
 	got, required := len(args), 0
 	for _, p := range params {

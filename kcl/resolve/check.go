@@ -913,12 +913,9 @@ func (r *resolver) expr(e syntax.Expr) {
 				r.dictEntries(t, cfg, nil, 0)
 			}
 		}
-		// The official walk checks the arguments after the config.
+		// The official walk checks the arguments after the config, each
+		// walked then judged.
 		r.pushLast()
-		r.exprs(e.Args)
-		for _, k := range e.Kwargs {
-			r.expr(k.Value)
-		}
 		r.schemaArguments(e.Name, e.Args, e.Kwargs)
 		r.popOrder()
 		r.sortFrom(start)

@@ -152,7 +152,9 @@ func (r *resolver) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.
 		return
 	}
 	if want.kind == tSchema {
-		// A schema context is the schema's own config check.
+		// A schema context is the schema's own config check: its keys
+		// and its values.
+		r.configItems(want.schema, items, depth)
 		r.configTypes(want.schema, items, nil, depth)
 		return
 	}

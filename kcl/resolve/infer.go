@@ -395,42 +395,52 @@ func (r *resolver) mustAssignAt(got, want *typ, pos syntax.Position, declPos *sy
 // dictIntoSchema reports what the official check_type meets on its way
 // when a dict is stored where a schema is expected: a dict literal of one key
 // has its value judged against that attribute (dict_assignable_to_schema),
-// through list items, dict values and the first fitting union member.
-func (r *resolver) dictIntoSchema(got, want *typ, pos syntax.Position, depth int) {
+// through list items, dict values and unions. It returns check_type's answer.
+func (r *resolver) dictIntoSchema(got, want *typ, pos syntax.Position, depth int) bool {
 	if got == nil || want == nil || depth > 50 {
-		return
+		return true
 	}
 	switch {
-	case got.kind == tList && want.kind == tList, got.kind == tDict && want.kind == tDict:
-		r.dictIntoSchema(got.elem, want.elem, pos, depth+1)
+	case got.isAny() || want.isAny():
+		return true
+	case got.kind == tList && want.kind == tList:
+		return r.dictIntoSchema(got.elem, want.elem, pos, depth+1)
+	case got.kind == tDict && want.kind == tDict:
+		return r.dictIntoSchema(got.key, want.key, pos, depth+1) && r.dictIntoSchema(got.elem, want.elem, pos, depth+1)
 	case got.kind == tDict && want.kind == tSchema:
 		if want.schema.stmt == nil || want.schema.stmt.IndexSignature != nil {
-			return
+			return true
 		}
 		key, ok := singleLitKey(got.key)
 		if !ok || got.attrs[key] == nil {
-			return
+			return true
 		}
 		// Only the schema's own attributes (its mixins' included): the
 		// official SchemaType.attrs hold no base's.
 		_, owner := want.schema.attrDecl(key)
 		if owner == nil || (owner != want.schema && !slices.Contains(want.schema.mixins, owner)) {
-			return
+			return true
 		}
 		if t, decl := r.attrType(want.schema, key); decl != nil {
 			r.mustAssign(got.attrs[key], t, pos, decl)
 		}
-	case got.kind == tDict && want.kind == tUnion:
-		for _, e := range want.elems {
-			if e.kind == tSchema {
-				r.dictIntoSchema(got, e, pos, depth+1)
-				return
-			}
-			if assignable(got, e) {
-				return
+		return true
+	case got.kind == tUnion:
+		for _, e := range got.elems {
+			if !r.dictIntoSchema(e, want, pos, depth+1) {
+				return false
 			}
 		}
+		return true
+	case want.kind == tUnion:
+		for _, e := range want.elems {
+			if r.dictIntoSchema(got, e, pos, depth+1) {
+				return true
+			}
+		}
+		return false
 	}
+	return assignable(got, want)
 }
 
 // singleLitKey is the key of a dict type whose keys are all one literal.
@@ -591,6 +601,11 @@ func (r *resolver) configPath(s *schemaInfo, names []*syntax.Name, value syntax.
 			}
 			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tDict {
 				r.asValue(func() { r.dictEntries(want, cfg, decl, depth+1) })
+			} else if !ok && want.kind != tSchema {
+				// Config literals met in the value (list items,
+				// comprehensions, operands) are walked under the type.
+				p := decl.Pos()
+				r.asValue(func() { r.ctxCheck(want, value, &p, depth+1) })
 			}
 			r.mustAssign(r.exprType(value, 0), want, n.Pos(), decl)
 			return levels
@@ -936,6 +951,12 @@ func (r *resolver) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax
 		}
 		if elem.isAny() {
 			continue
+		}
+		if _, ok := it.Value.(*syntax.ConfigExpr); !ok && elem.kind != tSchema {
+			// Config literals met in the value are walked under the type.
+			r.pushOrder(entryPos(it), phaseValue)
+			r.ctxCheck(elem, it.Value, at, depth+1)
+			r.popOrder()
 		}
 		if inner, ok := it.Value.(*syntax.ConfigExpr); ok {
 			r.pushOrder(entryPos(it), phaseValue)

@@ -966,6 +966,9 @@ func (r *resolver) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax
 			case tSchema:
 				r.configTypes(elem.schema, inner.Items, decl, depth+1)
 				r.popOrder()
+				r.pushOrder(entryPos(it), phaseType)
+				r.dictIntoSchema(r.exprType(it.Value, 0), elem, pos, 0)
+				r.popOrder()
 				continue
 			}
 			r.popOrder()

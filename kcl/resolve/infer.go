@@ -681,10 +681,10 @@ func (r *resolver) annotatedConfig(ty syntax.Type, value syntax.Expr) {
 			r.configKeys(si, cfg, 0)
 			r.configTypes(si, cfg.Items, nil, 0)
 		}
-	} else if cfg := unionedConfig(value); cfg != nil {
-		if si := r.schemaOf(r.pkg, ty); si != nil {
-			r.configTypes(si, cfg.Items, nil, 0)
-		}
+	} else if want := r.fromSyntax(r.pkg, ty, 0); want.kind == tSchema {
+		// The config literals met in the value (through parentheses,
+		// both branches of `if` and both operands) are walked under it.
+		r.ctxCheck(want, value, nil, 0)
 	}
 }
 

@@ -491,9 +491,10 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 			continue
 		}
 		if it.Operation == syntax.OpInsert {
-			// `k += v` is judged against the attribute's type only when v
-			// is no list (a list is appended to the attribute's).
-			if t := r.exprType(it.Value, 0); t.isAny() || t.kind == tList || t.kind == tUnion {
+			// `k += v` has v itself judged against the attribute's type
+			// (the official check_config_entry), a list included; a
+			// union value is left to the evaluation.
+			if t := r.exprType(it.Value, 0); t.isAny() || t.kind == tUnion {
 				continue
 			}
 		}

@@ -518,6 +518,15 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 				r.configTypes(s, cfg.Items, parent, depth+1)
 				r.popOrder()
 				attrs, at = r.literalAttrs(cfg.Items, 0), cfg.Pos()
+			} else if vt := r.exprType(it.Value, 0); vt.kind == tSchema && vt.instance {
+				// `**instance`: its schema's own attributes, each at its
+				// declaration.
+				for _, name := range vt.schema.attrNames() {
+					if t, decl := r.attrType(vt.schema, name); decl != nil {
+						attrs = append(attrs, litAttr{name: name, ty: t, pos: decl.Pos()})
+					}
+				}
+				at = it.Value.Pos()
 			}
 			if len(attrs) > 0 {
 				var decl *syntax.Position

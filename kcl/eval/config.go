@@ -370,6 +370,8 @@ func (in *Interp) evalQuant(e *env, x *syntax.QuantExpr) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The official scope opens after the target is evaluated (see lazy.go).
+	defer in.leaveScope(in.enterScope())
 	var mapped []value.Value
 	var filteredList []value.Value
 	var filteredDict *value.Dict

@@ -95,7 +95,6 @@ func (in *Interp) eval(e *env, x syntax.Expr) (value.Value, error) {
 	case *syntax.LambdaExpr:
 		return in.makeLambda(e, x)
 	case *syntax.QuantExpr:
-		defer in.leaveScope(in.enterScope())
 		return in.evalQuant(e, x)
 	case *syntax.StarredExpr:
 		return in.eval(e, x.Value)

@@ -861,18 +861,19 @@ func (r *resolver) expr(e syntax.Expr) {
 			r.generators(e.Generators, sc)
 			if e.Entry != nil {
 				r.expr(e.Entry.Key)
+				// The key must be a string (the official check_attr_ty,
+				// before the value is walked), its loop variables typed as
+				// they iterate.
+				if e.Entry.Key != nil {
+					if t := r.exprType(e, 0); t.kind == tDict && !t.key.isAny() && !t.key.isStrKind() && !(t.key.kind == tUnion && allStr(t.key.elems)) {
+						r.report(KindIllegalAttribute, e.Entry.Key.Pos(), "A attribute must be string type, got '%s'", t.key)
+					}
+				}
 				r.expr(e.Entry.Value)
 			}
 		})
 		if e.Entry != nil && e.Entry.Key == nil && e.Entry.Value != nil {
 			r.report(KindCompile, e.Entry.Value.Pos(), "dict unpacking cannot be used in dict comprehension")
-		}
-		// The key of a dict comprehension must be a string (the official
-		// check_attr_ty), its loop variables typed as they iterate.
-		if e.Entry != nil && e.Entry.Key != nil {
-			if t := r.exprType(e, 0); t.kind == tDict && !t.key.isAny() && !t.key.isStrKind() && !(t.key.kind == tUnion && allStr(t.key.elems)) {
-				r.report(KindIllegalAttribute, e.Entry.Key.Pos(), "A attribute must be string type, got '%s'", t.key)
-			}
 		}
 	case *syntax.ConfigIfEntryExpr:
 		// Each condition is met in its place among the branches' entries.

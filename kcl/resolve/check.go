@@ -314,8 +314,11 @@ func (r *resolver) stmt(s syntax.Stmt) {
 			r.lambdaLocalValue(s)
 		}
 		r.assignTypes(s)
-		// A typed target's config checks are met in the walk of its value.
-		r.sortFrom(start)
+		// A typed target's config checks are met in the walk of its value;
+		// an untyped one's diagnostics are in walk order already.
+		if s.Ty != nil {
+			r.sortFrom(start)
+		}
 	case *syntax.AugAssignStmt:
 		if r.local == nil {
 			r.augAssign(s)
@@ -1081,16 +1084,21 @@ func (r *resolver) configEntries(items []*syntax.ConfigEntry, deferred bool) {
 			}
 		default:
 			r.expr(k)
-			// The key's type is judged after the value is walked.
-			r.orderPath[len(r.orderPath)-1].phase = phaseType
-			if t := r.exprType(k, 0); !t.isAny() && !t.isStrKind() && !(t.kind == tUnion && allStr(t.elems)) {
-				r.report(KindIllegalAttribute, k.Pos(), "A attribute must be string type, got '%s'", t)
-			}
 		}
 		r.popOrder()
 		r.pushOrder(pos, phaseValue)
 		r.expr(it.Value)
 		r.popOrder()
+		switch k := it.Key.(type) {
+		case *syntax.Identifier, *syntax.StringLit, *syntax.Subscript, nil:
+		default:
+			// The key's type is judged after the value is walked.
+			r.pushOrder(pos, phaseType)
+			if t := r.exprType(k, 0); !t.isAny() && !t.isStrKind() && !(t.kind == tUnion && allStr(t.elems)) {
+				r.report(KindIllegalAttribute, k.Pos(), "A attribute must be string type, got '%s'", t)
+			}
+			r.popOrder()
+		}
 		if !deferred {
 			r.pushOrder(pos, phaseAfter)
 			r.entryValue(it)

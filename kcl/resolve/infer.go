@@ -569,11 +569,16 @@ func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value sy
 	}
 	// The parser nests `t.a = v` as `t: {a = v}`: each schema on the way
 	// then judges a dict of one key, innermost first.
-	got := r.exprType(value, 0)
+	// Each level gets the dict of all the names after it (`t.m.l.a = v`
+	// gives t the dict {m: {l: {a: v}}}).
+	value0 := r.exprType(value, 0)
 	for k := len(levels) - 1; k >= 0; k-- {
 		lv := levels[k]
-		key := names[lv.at+1].Value
-		got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: key}, elem: widen(got), attrs: map[string]*typ{key: widen(got)}}
+		got := value0
+		for j := len(names) - 1; j > lv.at; j-- {
+			key := names[j].Value
+			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: key}, elem: widen(got), attrs: map[string]*typ{key: widen(got)}}
+		}
 		r.dictIntoSchema(got, lv.want, names[lv.at].Pos(), 0)
 	}
 }

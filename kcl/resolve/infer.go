@@ -630,15 +630,25 @@ func (r *resolver) configPath(s *schemaInfo, names []*syntax.Name, value syntax.
 			s, parent = want.schema, decl
 			continue
 		}
-		// `a.b: v` on a non-schema attribute stores the dict {b: v} in a.
+		// `a.b.c = v` on a dict attribute: the official check follows the
+		// names through the dict's value types, and judges the dict of the
+		// names left ({c: v}) at the first one whose type is no dict.
+		at := i
+		for want.kind == tDict && at+1 < len(names) {
+			at++
+			want = want.elem
+			if want == nil || want.isAny() {
+				return levels
+			}
+		}
 		got := r.exprType(value, 0)
-		for j := len(names) - 1; j > i; j-- {
+		for j := len(names) - 1; j > at; j-- {
 			if got.isAny() {
 				return levels
 			}
 			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: names[j].Value}, elem: got}
 		}
-		r.mustAssign(got, want, n.Pos(), decl)
+		r.mustAssign(got, want, names[at].Pos(), decl)
 		return levels
 	}
 	return levels

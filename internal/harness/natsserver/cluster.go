@@ -121,6 +121,23 @@ func StartCluster(o ClusterOptions) (*Cluster, error) {
 		c.Stop()
 		return nil, err
 	}
+	// A replicated stream is placed only on peers the meta leader has heard
+	// from: right after the start it may not know them all yet, and a
+	// three-replica stream created then fails ("no suitable peers for
+	// placement").
+	if err := c.poll(ctx, func() error {
+		l := c.MetaLeader()
+		if l < 0 {
+			return fmt.Errorf("%w: no meta leader in cluster %s", ErrNoLeader, c.name)
+		}
+		if s := c.nodes[l].server(); s == nil || len(s.JetStreamClusterPeers()) < len(c.nodes) {
+			return fmt.Errorf("%w: the meta leader of cluster %s does not know every peer yet", ErrNoLeader, c.name)
+		}
+		return nil
+	}); err != nil {
+		c.Stop()
+		return nil, err
+	}
 	return c, nil
 }
 

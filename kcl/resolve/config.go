@@ -118,18 +118,9 @@ func (r *resolver) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth
 
 // configItem checks the key of one entry, and the keys of its value.
 func (r *resolver) configItem(s *schemaInfo, it *syntax.ConfigEntry, depth int) {
-	var names []*syntax.Name
-	switch k := it.Key.(type) {
-	case *syntax.Identifier:
-		names = k.Names
-	case *syntax.StringLit:
-		names = []*syntax.Name{{Span: k.Span, Value: k.Value}}
-	case *syntax.Subscript:
-		id, ok := k.Value.(*syntax.Identifier)
-		if !ok || !numberIndex(k.Index) {
-			return
-		}
-		names = id.Names
+	names := entryKeyNames(it.Key, true)
+	if _, sub := it.Key.(*syntax.Subscript); sub && names == nil {
+		return
 	}
 	cur := s
 	for i, n := range names {
@@ -282,4 +273,20 @@ func rustDebugList(items []string) string {
 		out += rustDebugString(s)
 	}
 	return out
+}
+
+// entryKeyNames are the names a config entry's key spells: `a.b.c`, "a", and
+// with subscripts `l[0]` (0.12.1 judges its value against the type of l).
+func entryKeyNames(key syntax.Expr, subscripts bool) []*syntax.Name {
+	switch k := key.(type) {
+	case *syntax.Identifier:
+		return k.Names
+	case *syntax.StringLit:
+		return []*syntax.Name{{Span: k.Span, Value: k.Value}}
+	case *syntax.Subscript:
+		if id, ok := k.Value.(*syntax.Identifier); ok && subscripts && numberIndex(k.Index) {
+			return id.Names
+		}
+	}
+	return nil
 }

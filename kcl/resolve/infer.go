@@ -540,18 +540,7 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 			}
 			continue
 		}
-		var names []*syntax.Name
-		switch k := it.Key.(type) {
-		case *syntax.Identifier:
-			names = k.Names
-		case *syntax.StringLit:
-			names = []*syntax.Name{{Span: k.Span, Value: k.Value}}
-		case *syntax.Subscript:
-			// `l[0] = v`: 0.12.1 judges v against the type of l itself.
-			if id, ok := k.Value.(*syntax.Identifier); ok && numberIndex(k.Index) {
-				names = id.Names
-			}
-		}
+		names := entryKeyNames(it.Key, true)
 		if len(names) == 0 {
 			continue
 		}

@@ -171,13 +171,7 @@ func (r *resolver) literalAttrs(items []*syntax.ConfigEntry, depth int) []litAtt
 			}
 			continue
 		}
-		var names []*syntax.Name
-		switch k := it.Key.(type) {
-		case *syntax.Identifier:
-			names = k.Names
-		case *syntax.StringLit:
-			names = []*syntax.Name{{Span: k.Span, Value: k.Value}}
-		}
+		names := entryKeyNames(it.Key, false)
 		if len(names) == 0 {
 			continue
 		}

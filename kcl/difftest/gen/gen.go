@@ -319,15 +319,21 @@ func (g *generator) schemaDef() {
 			checks = append(checks, fmt.Sprintf("%s >= %d, \"%s must be at least %d\"", a.name, lim, a.name, lim))
 		}
 	}
-	if len(checks) > 0 {
-		g.line("")
-		g.line("    check:")
-		for _, c := range checks {
-			g.line("        %s", c)
-		}
-	}
+	g.checkBlock(checks)
 	g.line("")
 	g.schemas = append(g.schemas, s)
+}
+
+// checkBlock writes a schema's check block, if it has checks.
+func (g *generator) checkBlock(checks []string) {
+	if len(checks) == 0 {
+		return
+	}
+	g.line("")
+	g.line("    check:")
+	for _, c := range checks {
+		g.line("        %s", c)
+	}
 }
 
 func (g *generator) lambdaDef() {

@@ -472,13 +472,7 @@ func (g *generator) lazySchema() {
 	if v, ok := pickFrom(g, body, nil); ok && g.chance(0.4) {
 		checks = append(checks, fmt.Sprintf("%s >= %d", v.name, g.r.Intn(4)-10))
 	}
-	if len(checks) > 0 {
-		g.line("")
-		g.line("    check:")
-		for _, c := range checks {
-			g.line("        %s", c)
-		}
-	}
+	g.checkBlock(checks)
 	g.line("")
 	g.vars = saved
 	g.lz.schemas = append(g.lz.schemas, s)

@@ -175,8 +175,7 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 type lambdaFn struct {
 	expr *syntax.LambdaExpr
 	env  *env
-	// bodyLocals are the names the body assigns, found once per lambda
-	// value rather than per call.
+	// bodyLocals are the names the body assigns (Interp.lambdaLocals).
 	bodyLocals []string
 	// closure holds the local variables around the lambda as they were when
 	// it was made: the official lambda reads an enclosing lambda's or
@@ -192,7 +191,17 @@ func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) (value.Value, error) 
 	if err := checkParams(x.Args); err != nil {
 		return nil, err
 	}
-	lf := &lambdaFn{expr: x, env: e, bodyLocals: bodyLocals(x.Body, nil), closure: closureOf(e.locals)}
+	locals, ok := in.lambdaLocals[x]
+	if !ok {
+		// Per lambda expression, not per value: a lambda written in a
+		// schema body is made again for every instance.
+		locals = bodyLocals(x.Body, nil)
+		if in.lambdaLocals == nil {
+			in.lambdaLocals = map[*syntax.LambdaExpr][]string{}
+		}
+		in.lambdaLocals[x] = locals
+	}
+	lf := &lambdaFn{expr: x, env: e, bodyLocals: locals, closure: closureOf(e.locals)}
 	if fr, ok := in.topFrame(); ok {
 		lf.this = fr.f
 	}

@@ -93,6 +93,8 @@ type Interp struct {
 	lambdaDepth int
 	// scopes are the official scopes open (see lazy.go).
 	scopes []map[shadowKey]value.Value
+	// lambdaLocals are the names each lambda expression's body assigns.
+	lambdaLocals map[*syntax.LambdaExpr][]string
 }
 
 // pkgState is a loaded package.

@@ -77,12 +77,8 @@ func TestBurstCoalescesToOnePendingRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	batch, err := consumer.FetchNoWait(10)
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := map[string]Request{}
-	for msg := range batch.Messages() {
+	for _, msg := range fetchAtLeast(t, consumer, 2) {
 		req, err := Decode(msg.Data())
 		if err != nil {
 			t.Fatal(err)
@@ -153,12 +149,8 @@ func TestShardsShareOneServer(t *testing.T) {
 		}
 	}
 	for _, s := range shards {
-		batch, err := consumers[s].FetchNoWait(10)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var got []string
-		for msg := range batch.Messages() {
+		for _, msg := range fetchAtLeast(t, consumers[s], 1) {
 			ns, name, err := ParseSubject(s, msg.Subject())
 			if err != nil {
 				t.Fatalf("shard %q: %v", s, err)
@@ -170,4 +162,30 @@ func TestShardsShareOneServer(t *testing.T) {
 			t.Errorf("shard %q consumed %v, want [%s]", s, got, want)
 		}
 	}
+}
+
+// fetchAtLeast pulls until n messages have come (or 10s pass), then takes
+// whatever else is already there. A no-wait fetch alone can race the
+// consumer learning of a message the stream has just stored.
+func fetchAtLeast(t *testing.T, c jetstream.Consumer, n int) []jetstream.Msg {
+	t.Helper()
+	var msgs []jetstream.Msg
+	deadline := time.Now().Add(10 * time.Second)
+	for len(msgs) < n && time.Now().Before(deadline) {
+		batch, err := c.Fetch(n-len(msgs), jetstream.FetchMaxWait(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for msg := range batch.Messages() {
+			msgs = append(msgs, msg)
+		}
+	}
+	batch, err := c.FetchNoWait(10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for msg := range batch.Messages() {
+		msgs = append(msgs, msg)
+	}
+	return msgs
 }

@@ -58,6 +58,10 @@ func TestReadyzFollowsCachesAndNATS(t *testing.T) {
 
 	g.Eventually(status, "1m").Should(Equal(http.StatusOK))
 	g.Expect(svc.readiness.cachesSynced.Load()).To(BeTrue())
+	// Ready can come before the election (a standby is ready with its
+	// caches); once elected, ready again only with the handlers synced.
+	g.Eventually(svc.mgr.Elected(), "1m").Should(BeClosed())
+	g.Eventually(status, "1m").Should(Equal(http.StatusOK))
 	g.Expect(svc.readiness.handlersSynced.Load()).To(BeTrue())
 
 	srv.Shutdown()

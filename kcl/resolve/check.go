@@ -56,6 +56,10 @@ type resolver struct {
 	// that of each diagnostic reported there (see order.go).
 	orderPath []orderElem
 	diagOrder map[*Diagnostic][]orderElem
+	// orderDone[k] is the last entry finished at depth k of orderPath: a
+	// diagnostic reported at that depth comes after it (`{**1} | 1`
+	// reports the `|` after the entries of its operands).
+	orderDone []orderElem
 	// globalLambdas are the package's globals assigned a lambda once.
 	globalLambdas map[string]*syntax.LambdaExpr
 }
@@ -285,6 +289,9 @@ func (r *resolver) stmts(stmts []syntax.Stmt) {
 func (r *resolver) stmt(s syntax.Stmt) {
 	if s != nil && (r.local == nil || r.local == r.schemaScope) {
 		r.topStmt = s.Pos()
+	}
+	if len(r.orderPath) == 0 {
+		r.orderDone = r.orderDone[:0]
 	}
 	switch s := s.(type) {
 	case *syntax.AssignStmt:

@@ -862,21 +862,31 @@ func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
 				case tUnion:
 					// A union of configs (`**(a if c else b)`) adds the sup
 					// of its members' keys and of their values, no attrs.
+					// A union with another member is refused (entryValue)
+					// and adds nothing.
 					var uks, uvs []*typ
+					refused := false
 					for _, m := range vt.elems {
 						switch m.kind {
 						case tDict:
 							uks, uvs = append(uks, m.key), append(uvs, m.elem)
 						case tSchema:
 							uks, uvs = append(uks, strT), append(uvs, r.indexValueType(m.schema))
-						default:
+						case tAny:
 							return false
+						default:
+							refused = true
 						}
 					}
-					ks = append(ks, union(uks))
-					vs = append(vs, union(uvs))
-				default:
+					if !refused {
+						ks = append(ks, union(uks))
+						vs = append(vs, union(uvs))
+					}
+				case tSchema:
 					return false
+				default:
+					// `**1`, refused by entryValue, adds nothing to the
+					// literal's type (the official walk_config_entries).
 				}
 			default:
 				ks = append(ks, r.exprType(k, depth+1))

@@ -41,26 +41,44 @@ func entryPos(it *syntax.ConfigEntry) syntax.Position {
 	return syntax.Position{}
 }
 
+// phaseDone is past every phase of an entry.
+const phaseDone = phaseAfter + 1
+
 func (r *resolver) pushOrder(pos syntax.Position, phase int) {
 	r.orderPath = append(r.orderPath, orderElem{pos.Line, pos.Col, phase})
+	r.orderDone = r.orderDone[:min(len(r.orderDone), len(r.orderPath))]
 }
 
 // pushLast tags what follows as met after every entry of the config.
 func (r *resolver) pushLast() {
-	r.orderPath = append(r.orderPath, orderElem{line: int(^uint(0) >> 1)})
+	r.pushOrder(syntax.Position{Line: int(^uint(0) >> 1)}, phaseKey)
 }
 
-func (r *resolver) popOrder() { r.orderPath = r.orderPath[:len(r.orderPath)-1] }
+func (r *resolver) popOrder() {
+	n := len(r.orderPath) - 1
+	done := r.orderPath[n]
+	done.phase = phaseDone
+	r.orderPath = r.orderPath[:n]
+	for len(r.orderDone) <= n {
+		r.orderDone = append(r.orderDone, orderElem{})
+	}
+	r.orderDone = append(r.orderDone[:n], done)
+}
 
-// tag records the current place of d.
+// tag records the current place of d: after the last entry finished at
+// this depth, if any.
 func (r *resolver) tag(d *Diagnostic) {
-	if len(r.orderPath) == 0 {
+	path := r.orderPath
+	if n := len(path); n < len(r.orderDone) && r.orderDone[n] != (orderElem{}) {
+		path = append(slices.Clone(path), r.orderDone[n])
+	}
+	if len(path) == 0 {
 		return
 	}
 	if r.diagOrder == nil {
 		r.diagOrder = map[*Diagnostic][]orderElem{}
 	}
-	r.diagOrder[d] = slices.Clone(r.orderPath)
+	r.diagOrder[d] = slices.Clone(path)
 }
 
 // sortFrom puts the diagnostics reported since start in the official

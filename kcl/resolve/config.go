@@ -241,15 +241,21 @@ func (r *resolver) shadowed(id *syntax.Identifier) bool {
 // unionMember checks a key set through an attribute whose type is a union:
 // some schema of the union must take it (a dict or any other type does).
 func (r *resolver) unionMember(u *typ, n *syntax.Name) {
+	r.unionMemberAt(u, n.Value, n.Pos())
+}
+
+// unionMemberAt is unionMember of the name key at pos (the official
+// must_check_config_attr of a union context).
+func (r *resolver) unionMemberAt(u *typ, key string, pos syntax.Position) {
 	var names, suggs []string
 	for _, e := range u.elems {
 		switch e.kind {
 		case tSchema:
-			if e.schema.open() || e.schema.hasDeclared(n.Value) {
+			if e.schema.open() || e.schema.hasDeclared(key) {
 				return
 			}
 			names = append(names, e.schema.name)
-			suggs = append(suggs, suggestions(n.Value, e.schema.attrNames())...)
+			suggs = append(suggs, suggestions(key, e.schema.attrNames())...)
 		case tDict, tAny:
 			return
 		}
@@ -261,7 +267,7 @@ func (r *resolver) unionMember(u *typ, n *syntax.Name) {
 	if len(names) > 1 {
 		target = "schemas [" + rustDebugList(names) + "]"
 	}
-	r.report(KindCompile, n.Pos(), "Cannot add member '%s' to '%s'%s", n.Value, target, suggestionText(suggs))
+	r.report(KindCompile, pos, "Cannot add member '%s' to '%s'%s", key, target, suggestionText(suggs))
 }
 
 func rustDebugList(items []string) string {

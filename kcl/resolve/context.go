@@ -218,9 +218,16 @@ func (r *resolver) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Positi
 		return
 	}
 	m := want
+	r.orderPath[last].phase = phaseKey
 	for _, n := range names {
+		if m != nil && m.kind == tUnion && n != "" {
+			// A key no member of a union of schemas declares (a schema
+			// context is configItems').
+			r.unionMemberAt(m, n, it.Key.Pos())
+		}
 		m = r.memberType(m, n)
 	}
+	r.orderPath[last].phase = phaseValue
 	r.ctxCheck(m, it.Value, at, depth+1)
 	r.orderPath[last].phase = phaseType
 	if m.isAny() {

@@ -38,6 +38,7 @@ var (
 	fuzzShowRejected = flag.Bool("show-rejected", false, "TestFuzzLong: print why each program both engines reject was rejected")
 	fuzzBroken       = flag.Float64("broken", 0.08, "TestFuzzLong: probability that a statement is made slightly wrong")
 	fuzzLazy         = flag.Float64("lazy", 0.5, "TestFuzzLong: probability that a program holds the lazy-scope shapes")
+	fuzzNested       = flag.Float64("nested", 0.3, "TestFuzzLong: probability that a program holds the nested-configuration shapes")
 )
 
 // shortPrograms bounds the run that is part of every `go test`.
@@ -274,13 +275,13 @@ func topLevelBlocks(src string) []string {
 	return blocks
 }
 
-func (f *fuzzer) run(t *testing.T, first int64, programs int, until time.Time, broken, lazy float64) {
+func (f *fuzzer) run(t *testing.T, first int64, programs int, until time.Time, opts gen.Options) {
 	for i := 0; programs == 0 || i < programs; i++ {
 		if !until.IsZero() && time.Now().After(until) {
 			break
 		}
 		seed := first + int64(i)
-		p := gen.New(seed, gen.Options{Broken: broken, Lazy: lazy})
+		p := gen.New(seed, opts)
 		class, want, got, err := f.check(p)
 		if errors.Is(err, oracle.ErrTimeout) {
 			f.counts["programs"]++
@@ -295,6 +296,12 @@ func (f *fuzzer) run(t *testing.T, first int64, programs int, until time.Time, b
 			f.counts["lazy shapes: programs"]++
 			if class == "" && want.ok {
 				f.counts["lazy shapes: agreed, accepted"]++
+			}
+		}
+		if p.Nested {
+			f.counts["nested shapes: programs"]++
+			if class == "" && want.ok {
+				f.counts["nested shapes: agreed, accepted"]++
 			}
 		}
 		if class == "" {
@@ -356,7 +363,7 @@ func describe(fd finding) string {
 func TestFuzzShort(t *testing.T) {
 	f := newFuzzer(t)
 	start := time.Now()
-	f.run(t, 1, shortPrograms, time.Time{}, 0.04, 0.5)
+	f.run(t, 1, shortPrograms, time.Time{}, gen.Options{Broken: 0.04, Lazy: 0.5, Nested: 0.3})
 	for _, fd := range f.found {
 		if fd.reason != "" {
 			t.Logf("known divergence (%s): %s", fd.reason, describe(fd))
@@ -391,7 +398,7 @@ func TestFuzzLong(t *testing.T) {
 			n = *fuzzPrograms - done
 		}
 		before := len(f.found)
-		f.run(t, seed, n, until, *fuzzBroken, *fuzzLazy)
+		f.run(t, seed, n, until, gen.Options{Broken: *fuzzBroken, Lazy: *fuzzLazy, Nested: *fuzzNested})
 		seed += int64(n)
 		for _, fd := range f.found[before:] {
 			text := describe(fd)

@@ -25,6 +25,8 @@ type Program struct {
 	Args  []Arg
 	// Lazy is whether the program holds the lazy-scope shapes (lazy.go).
 	Lazy bool
+	// Nested is whether it holds the nested-configuration shapes (nested.go).
+	Nested bool
 }
 
 // Arg is one -D argument; Value is JSON.
@@ -57,6 +59,9 @@ type Options struct {
 	// Lazy is the probability that a program also holds the lazy-scope
 	// shapes of lazy.go; 0 gives the programs of the generator before them.
 	Lazy float64
+	// Nested is the probability that a program ends with the shapes of
+	// nested.go; 0 gives the programs of the generator before them.
+	Nested float64
 }
 
 // kind is a KCL type the generator builds values of.
@@ -156,6 +161,7 @@ type generator struct {
 	files   map[string]string
 	depth   int
 	lz      lazyState
+	nz      nestedState
 }
 
 // New generates the program of one seed.
@@ -167,6 +173,9 @@ func New(seed int64, opts Options) *Program {
 	g.lz.on = opts.Lazy > 0 && g.lz.r.Float64() < opts.Lazy
 	// Most of them keep only a few of the other statements: each may fail.
 	g.lz.focus = g.lz.on && g.lz.r.Float64() < 0.7
+	g.nz.r = rand.New(rand.NewSource(seed ^ 0x5e7c0f19))
+	g.nz.on = opts.Nested > 0 && g.nz.r.Float64() < opts.Nested
+	g.nz.focus = g.nz.on && g.nz.r.Float64() < 0.7
 	return g.program()
 }
 
@@ -202,12 +211,13 @@ func (g *generator) program() *Program {
 	nStmts := 3 + g.pick(10)
 	for i := 0; i < nStmts; i++ {
 		g.maybeLazy(false)
-		if g.lz.focus && i >= 2 {
+		if (g.lz.focus || g.nz.focus) && i >= 2 {
 			continue
 		}
 		g.stmt()
 	}
 	g.maybeLazy(true)
+	g.maybeNested()
 	body.WriteString(g.b.String())
 	g.b = saved
 	var head strings.Builder
@@ -223,7 +233,7 @@ func (g *generator) program() *Program {
 		head.WriteByte('\n')
 	}
 	g.files["main.k"] = head.String() + body.String()
-	return &Program{Files: g.files, Args: g.args, Lazy: g.lz.on}
+	return &Program{Files: g.files, Args: g.args, Lazy: g.lz.on, Nested: g.nz.on}
 }
 
 // localPackage writes pkg/lib.k with a schema, a value and a lambda the main

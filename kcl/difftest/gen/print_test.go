@@ -12,6 +12,7 @@ var (
 	printSeed   = flag.Int64("print", -1, "print the program of this seed")
 	printBroken = flag.Float64("print-broken", 0.1, "the Broken option of -print (TestFuzzLong's -broken)")
 	printLazy   = flag.Float64("print-lazy", 0.5, "the Lazy option of -print (TestFuzzLong's -lazy)")
+	printNested = flag.Float64("print-nested", 0, "the Nested option of -print (TestFuzzLong's -nested)")
 	printDir    = flag.String("print-dir", "", "also write the files of -print's program to this directory")
 )
 
@@ -19,7 +20,7 @@ func TestPrint(t *testing.T) {
 	if *printSeed < 0 {
 		t.Skip("-print not given")
 	}
-	p := New(*printSeed, Options{Broken: *printBroken, Lazy: *printLazy})
+	p := New(*printSeed, Options{Broken: *printBroken, Lazy: *printLazy, Nested: *printNested})
 	fmt.Print(p.Source())
 	if *printDir == "" {
 		return

@@ -166,27 +166,17 @@ func (in *Interp) tryConvert(e *env, v value.Value, ty syntax.Type, convert bool
 		}
 		return v, true, nil
 	case *syntax.UnionType:
-		// Exact matches first, then conversions (dict -> schema).
-		for _, el := range t.TypeElements {
-			if r, ok, err := in.tryConvert(e, v, el, false); err == nil && ok {
-				if _, isDict := v.(*value.Dict); !isDict || !isSchemaType(in, e, el) {
-					return r, true, nil
-				}
-			}
-		}
-		var lastErr error
+		// The members in order, each converting a dict it fits (the
+		// runtime's convert_collection_value_with_union_types): `{}` under
+		// `A | {str:str}` becomes an A, and fails if A requires attributes.
 		for _, el := range t.TypeElements {
 			r, ok, err := in.tryConvert(e, v, el, convert)
 			if err != nil {
-				lastErr = err
-				continue
+				return v, false, err
 			}
 			if ok {
 				return r, true, nil
 			}
-		}
-		if lastErr != nil {
-			return v, false, lastErr
 		}
 		return v, false, nil
 	case *syntax.LiteralType:
@@ -215,22 +205,6 @@ func (in *Interp) tryConvert(e *env, v value.Value, ty syntax.Type, convert bool
 		return in.convertNamed(e, v, t, convert)
 	}
 	return v, false, nil
-}
-
-func isSchemaType(in *Interp, e *env, ty syntax.Type) bool {
-	nt, ok := ty.(*syntax.NamedType)
-	if !ok {
-		return false
-	}
-	if _, _, isAlias := in.findAlias(e, nt.Identifier); isAlias {
-		return false
-	}
-	tv, err := in.evalTypeName(e, nt.Identifier)
-	if err != nil {
-		return false
-	}
-	_, ok = schemaDefOf(tv)
-	return ok
 }
 
 // findAlias resolves a type alias name, possibly qualified by an import.

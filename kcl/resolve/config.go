@@ -123,7 +123,8 @@ func (r *resolver) configItem(s *schemaInfo, it *syntax.ConfigEntry, depth int) 
 		return
 	}
 	cur := s
-	for i, n := range names {
+	for i := 0; i < len(names); i++ {
+		n := names[i]
 		if cur == nil {
 			break
 		}
@@ -145,6 +146,11 @@ func (r *resolver) configItem(s *schemaInfo, it *syntax.ConfigEntry, depth int) 
 		t := r.fromSyntax(r.infos[owner.pkg.Path], a.Ty, 0)
 		if t.kind == tUnion && i+1 < len(names) {
 			r.unionMember(t, names[i+1])
+		}
+		// `d.k.a` with d a {str:S}: k is a key of the dict, a is S's.
+		for t.kind == tDict && t.elem != nil && i+1 < len(names) {
+			i++
+			t = t.elem
 		}
 		cur = nil
 		if t.kind == tSchema {

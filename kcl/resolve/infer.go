@@ -630,6 +630,17 @@ func (r *resolver) configPath(s *schemaInfo, names []*syntax.Name, value syntax.
 				return levels
 			}
 		}
+		if cfg, ok := value.(*syntax.ConfigExpr); ok && at == len(names)-1 && want.kind == tSchema {
+			// `d.k = {...}` into a {str:S}: a config of S.
+			r.asValue(func() { r.configTypes(want.schema, cfg.Items, decl, depth+1) })
+			r.dictIntoSchema(r.exprType(value, 0), want, names[at].Pos(), 0)
+			return levels
+		}
+		if want.kind == tSchema && at < len(names)-1 {
+			// `d.k.a = v` into a {str:S}: the rest of the path is S's.
+			r.configPath(want.schema, names[at+1:], value, decl, depth+1)
+			return levels
+		}
 		got := r.exprType(value, 0)
 		for j := len(names) - 1; j > at; j-- {
 			if got.isAny() {
@@ -988,6 +999,7 @@ func (r *resolver) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax
 			case tDict:
 				r.dictEntriesAt(elem, inner, decl, at, depth+1)
 			case tSchema:
+				r.configItems(elem.schema, inner.Items, depth+1)
 				r.configTypes(elem.schema, inner.Items, decl, depth+1)
 				r.popOrder()
 				r.pushOrder(entryPos(it), phaseType)

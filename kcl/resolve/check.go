@@ -851,7 +851,16 @@ func (r *resolver) expr(e syntax.Expr) {
 			r.expr(e.Test)
 		})
 	case *syntax.ListExpr:
-		r.exprs(e.Elts)
+		// Each item is a place of its own: a typed target's checks of
+		// an item's literal come before the next item's walk.
+		for _, el := range e.Elts {
+			if el == nil {
+				continue
+			}
+			r.pushOrder(el.Pos(), phaseValue)
+			r.expr(el)
+			r.popOrder()
+		}
 	case *syntax.ListIfItemExpr:
 		r.expr(e.IfCond)
 		r.exprs(e.Exprs)

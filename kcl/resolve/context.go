@@ -78,7 +78,12 @@ func (r *resolver) ctxCheck(want *typ, e syntax.Expr, at *syntax.Position, depth
 	case *syntax.ListExpr:
 		m := r.memberType(want, "[]")
 		for _, el := range e.Elts {
+			if el == nil {
+				continue
+			}
+			r.pushOrder(el.Pos(), phaseValue)
 			r.ctxListItem(m, el, at, depth+1)
+			r.popOrder()
 		}
 	case *syntax.ListComp:
 		m := r.memberType(want, "[]")

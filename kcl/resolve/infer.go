@@ -3,6 +3,7 @@ package resolve
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
@@ -527,6 +528,9 @@ func (r *resolver) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, paren
 					}
 				}
 				at = it.Value.Pos()
+			} else if vt.kind == tDict && len(vt.attrs) > 0 {
+				// `**d` of a dict the static pass knows the keys of.
+				attrs, at = typeAttrs(vt, 0), it.Value.Pos()
 			}
 			if len(attrs) > 0 {
 				var decl *syntax.Position
@@ -570,6 +574,29 @@ func (r *resolver) checkConfigPath(s *schemaInfo, names []*syntax.Name, value sy
 		}
 		r.dictIntoSchema(got, lv.want, names[lv.at].Pos(), 0)
 	}
+}
+
+// typeAttrs are the attributes of a dict type, in the order given (by
+// where they were given), nested dicts' too.
+func typeAttrs(t *typ, depth int) []litAttr {
+	if depth > 50 {
+		return nil
+	}
+	out := make([]litAttr, 0, len(t.attrs))
+	for n, a := range t.attrs {
+		la := litAttr{name: n, ty: a, pos: t.attrPos[n]}
+		if a.kind == tDict && len(a.attrs) > 0 {
+			la.sub = typeAttrs(a, depth+1)
+		}
+		out = append(out, la)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].pos != out[j].pos {
+			return out[i].pos.Line < out[j].pos.Line || out[i].pos.Line == out[j].pos.Line && out[i].pos.Col < out[j].pos.Col
+		}
+		return out[i].name < out[j].name
+	})
+	return out
 }
 
 // pathLevel is a name of a dotted key whose attribute is a schema.
@@ -797,12 +824,14 @@ func (r *resolver) listItemType(el syntax.Expr, depth int) *typ {
 func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
 	var ks, vs []*typ
 	attrs := map[string]*typ{}
-	addAttr := func(name string, vt *typ) {
+	attrPos := map[string]syntax.Position{}
+	addAttr := func(name string, vt *typ, pos syntax.Position) {
 		t := vt
 		if prev := attrs[name]; prev != nil {
 			t = union([]*typ{prev, vt})
 		}
 		attrs[name] = widen(t)
+		attrPos[name] = pos
 	}
 	var collect func(items []*syntax.ConfigEntry, depth int) bool
 	collect = func(items []*syntax.ConfigEntry, depth int) bool {
@@ -833,12 +862,12 @@ func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
 				}
 				// 0.12.1 makes the first name of a dotted key an
 				// attribute too, of the nested type.
-				addAttr(name, vt)
+				addAttr(name, vt, k.Pos())
 				vs = append(vs, vt)
 			case *syntax.StringLit:
 				vt := r.exprType(it.Value, depth+1)
 				ks = append(ks, &typ{kind: tLitStr, lit: k.Value})
-				addAttr(k.Value, vt)
+				addAttr(k.Value, vt, k.Pos())
 				vs = append(vs, vt)
 			case *syntax.Subscript:
 				if _, ok := k.Value.(*syntax.Identifier); !ok || !numberIndex(k.Index) {
@@ -869,6 +898,9 @@ func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
 					vs = append(vs, vt.elem)
 					for n, a := range vt.attrs {
 						attrs[n] = a
+						if p, ok := vt.attrPos[n]; ok {
+							attrPos[n] = p
+						}
 					}
 				case tUnion:
 					// A union of configs (`**(a if c else b)`) adds the sup
@@ -909,7 +941,7 @@ func (r *resolver) configType(items []*syntax.ConfigEntry, depth int) *typ {
 	if !collect(items, depth) {
 		return anyT
 	}
-	return &typ{kind: tDict, key: union(ks), elem: union(vs), attrs: attrs}
+	return &typ{kind: tDict, key: union(ks), elem: union(vs), attrs: attrs, attrPos: attrPos}
 }
 
 // flattenEntries lists a config's entries with those of its conditional

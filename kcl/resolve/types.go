@@ -45,6 +45,9 @@ type typ struct {
 	// attrs are a dict literal's literal keys with their (widened) value
 	// types, which `d.key` and `d["key"]` read before the value type.
 	attrs    map[string]*typ
+	// attrPos is where each of attrs was last given (the official Attr's
+	// range): the place `**d` reports as "config attribute is defined here".
+	attrPos  map[string]syntax.Position
 	elems    []*typ
 	lit      string // literal value as the official engine prints it
 	schema   *schemaInfo
@@ -317,7 +320,7 @@ func widen(t *typ) *typ {
 	case tList:
 		return &typ{kind: tList, elem: widen(t.elem)}
 	case tDict:
-		return &typ{kind: tDict, key: widen(t.key), elem: widen(t.elem), attrs: t.attrs}
+		return &typ{kind: tDict, key: widen(t.key), elem: widen(t.elem), attrs: t.attrs, attrPos: t.attrPos}
 	case tUnion:
 		ws := make([]*typ, len(t.elems))
 		for i, e := range t.elems {

@@ -44,7 +44,7 @@ type typ struct {
 	key  *typ // dict key
 	// attrs are a dict literal's literal keys with their (widened) value
 	// types, which `d.key` and `d["key"]` read before the value type.
-	attrs    map[string]*typ
+	attrs map[string]*typ
 	// attrPos is where each of attrs was last given (the official Attr's
 	// range): the place `**d` reports as "config attribute is defined here".
 	attrPos  map[string]syntax.Position

@@ -111,12 +111,37 @@ func (g *generator) nestedShapes() {
 		if a.optional {
 			opt = "?"
 		}
-		g.line("    %s%s: %s", a.name, opt, sh.annotation())
+		if sh.form == formSchema && g.chance(0.25) {
+			// A default instance, which a config merges into.
+			a.def = sh.a.name + " " + g.nestedConfig(sh.a, "    ")
+			g.line("    %s%s: %s = %s", a.name, opt, sh.annotation(), a.def)
+		} else {
+			g.line("    %s%s: %s", a.name, opt, sh.annotation())
+		}
 		outer.attrs = append(outer.attrs, a)
 	}
+	if g.chance(0.3) {
+		// A check through a nested attribute.
+		for _, a := range outer.attrs {
+			sh := shapes[a.name]
+			if sh.form != formSchema || a.optional {
+				continue
+			}
+			for _, f := range sh.a.allAttrs() {
+				if f.k == tInt && !f.optional {
+					g.line("    check:")
+					g.line("        %s.%s >= 0, \"%s.%s must not be negative\"", a.name, f.name, a.name, f.name)
+					break
+				}
+			}
+			break
+		}
+	}
 	g.line("")
+	var made []string
 	for i, n := 0, 1+g.pick(3); i < n; i++ {
 		name := g.fresh("o")
+		made = append(made, name)
 		g.line("%s = %s {", name, outer.name)
 		for _, a := range outer.attrs {
 			if a.optional && g.chance(0.4) {
@@ -138,6 +163,17 @@ func (g *generator) nestedShapes() {
 		g.line("}")
 		if g.chance(0.5) {
 			g.nestedRead(name, outer, shapes)
+		}
+	}
+	if g.chance(0.4) {
+		// An instance merged with a config, or unpacked into a new one.
+		base := made[g.pick(len(made))]
+		a := outer.attrs[g.pick(len(outer.attrs))]
+		v := g.nestedValue(shapes[a.name], "")
+		if g.chance(0.5) {
+			g.line("%s = %s | {%s = %s}", g.fresh("o"), base, a.name, v)
+		} else {
+			g.line("%s = %s {**%s, %s = %s}", g.fresh("o"), outer.name, base, a.name, v)
 		}
 	}
 	for i, n := 0, g.pick(3); i < n; i++ {

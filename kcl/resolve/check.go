@@ -929,8 +929,11 @@ func (r *resolver) expr(e syntax.Expr) {
 			if si := r.schemaByIdent(r.pkg, e.Name); si != nil {
 				r.configKeys(si, cfg, 0)
 			} else if t := r.identType(e.Name); t.kind == tDict {
-				// `d {k = v}` of a dict: its entries must fit d's value type.
-				r.dictEntries(t, cfg, nil, 0)
+				// `d {k = v}` of a dict: its config is walked with d's type
+				// as the context (the official walk_schema_expr).
+				r.ctxConfig(t, cfg.Items, nil, 0)
+			} else if invalidSchemaType(t) {
+				r.report(KindCompile, e.Name.Pos(), "Invalid schema type '%s'", t)
 			}
 		}
 		// The official walk checks the arguments after the config, each
@@ -1328,4 +1331,14 @@ func (r *resolver) lambdaBodyType(e *syntax.LambdaExpr) *typ {
 		}
 	}
 	return anyT
+}
+
+// invalidSchemaType reports a type `name {...}` cannot be made from: no
+// schema, no dict (a list, a string, a number, a bool).
+func invalidSchemaType(t *typ) bool {
+	switch t.kind {
+	case tList, tStr, tInt, tFloat, tBool, tLitStr, tLitInt, tLitFloat, tLitBool:
+		return true
+	}
+	return false
 }

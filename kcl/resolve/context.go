@@ -214,7 +214,16 @@ func (r *resolver) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Positi
 		}
 		return
 	}
-	if _, ok := it.Key.(*syntax.Subscript); ok {
+	if sub, ok := it.Key.(*syntax.Subscript); ok {
+		// `l[0] = v` is judged against the type of l itself (0.12.1).
+		id, isName := sub.Value.(*syntax.Identifier)
+		if !isName || !numberIndex(sub.Index) || len(id.Names) != 1 {
+			return
+		}
+		r.orderPath[last].phase = phaseType
+		if m := r.memberType(want, id.Names[0].Value); !m.isAny() {
+			r.mustAssignAt(r.exprType(it.Value, 0), m, it.Key.Pos(), at)
+		}
 		return
 	}
 	names := ctxKeyNames(it.Key)
@@ -223,18 +232,33 @@ func (r *resolver) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Positi
 		return
 	}
 	m := want
+	// deepest is the last name with a context below it.
+	deepest, deepestType := -1, (*typ)(nil)
 	r.orderPath[last].phase = phaseKey
-	for _, n := range names {
+	for i, n := range names {
 		if m != nil && m.kind == tUnion && n != "" {
 			// A key no member of a union of schemas declares (a schema
 			// context is configItems').
 			r.unionMemberAt(m, n, it.Key.Pos())
 		}
 		m = r.memberType(m, n)
+		if m != nil && deepest == i-1 {
+			deepest, deepestType = i, m
+		}
 	}
 	r.orderPath[last].phase = phaseValue
 	r.ctxCheck(m, it.Value, at, depth+1)
 	r.orderPath[last].phase = phaseType
+	if id, ok := it.Key.(*syntax.Identifier); ok && deepest >= 0 && deepest < len(names)-1 && !deepestType.isAny() && deepestType.kind != tSchema {
+		// `a.b = v` is `a: {b = v}`: with no context below a, the dict
+		// {b: v} is judged against a's type, at a.
+		got := r.exprType(it.Value, 0)
+		for j := len(names) - 1; j > deepest && !got.isAny(); j-- {
+			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: names[j]}, elem: got}
+		}
+		r.mustAssignAt(got, deepestType, id.Names[deepest].Pos(), at)
+		return
+	}
 	if m.isAny() {
 		return
 	}

@@ -68,8 +68,25 @@ func (r *resolver) ctxCheck(want *typ, e syntax.Expr, at *syntax.Position, depth
 	case *syntax.ParenExpr:
 		r.ctxCheck(want, e.Expr, at, depth+1)
 	case *syntax.IfExpr:
+		r.ctxCheck(want, e.Cond, at, depth+1)
 		r.ctxCheck(want, e.Body, at, depth+1)
 		r.ctxCheck(want, e.Orelse, at, depth+1)
+	case *syntax.Subscript:
+		// The context stays while the value and index are walked (not
+		// for call arguments).
+		r.ctxCheck(want, e.Value, at, depth+1)
+		r.ctxCheck(want, e.Index, at, depth+1)
+	case *syntax.SelectorExpr:
+		r.ctxCheck(want, e.Value, at, depth+1)
+	case *syntax.UnaryExpr:
+		r.ctxCheck(want, e.Operand, at, depth+1)
+	case *syntax.QuantExpr:
+		r.ctxCheck(want, e.Target, at, depth+1)
+	case *syntax.Compare:
+		r.ctxCheck(want, e.Left, at, depth+1)
+		for _, c := range e.Comparators {
+			r.ctxCheck(want, c, at, depth+1)
+		}
 	case *syntax.BinaryExpr:
 		r.ctxCheck(want, e.Left, at, depth+1)
 		r.ctxCheck(want, e.Right, at, depth+1)

@@ -632,7 +632,7 @@ func (r *resolver) configPath(s *schemaInfo, names []*syntax.Name, value syntax.
 			}
 			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tDict {
 				r.asValue(func() { r.dictEntries(want, cfg, decl, depth+1) })
-			} else if want.kind != tSchema {
+			} else {
 				// Config literals met in the value (list items,
 				// comprehensions, operands) are walked under the type.
 				p := decl.Pos()

@@ -180,6 +180,19 @@ func (g *generator) nestedShapes() {
 		sh := newShape()
 		g.line("%s: %s = %s", g.fresh("g"), sh.annotation(), g.nestedValue(sh, ""))
 	}
+	if g.chance(0.4) {
+		// A dict global unpacked into an instance, and edited as `d {...}`.
+		l := pickLeaf()
+		d := g.fresh("d")
+		g.line("%s = %s", d, g.nestedConfig(l, ""))
+		g.line("%s = %s {**%s}", g.fresh("u"), l.name, d)
+		if g.chance(0.5) {
+			entries := g.nestedEntries(l)
+			if len(entries) > 0 {
+				g.line("%s = %s {%s}", g.fresh("e"), d, entries[0])
+			}
+		}
+	}
 	if g.chance(0.3) {
 		// A merge of two configs of one leaf into a typed global.
 		l := pickLeaf()

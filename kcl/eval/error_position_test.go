@@ -35,6 +35,11 @@ func TestRuntimeErrorPositions(t *testing.T) {
 		{"lambda argument of the wrong type",
 			"f = lambda x: int -> int {\n    x\n}\ng = lambda y {\n    f(y)\n}\na = g(sum([3]) if False else \"s\")\n",
 			"EvaluationError main.k:5 expect int, got str"},
+		// A typed target's conversion: the node run last, a called
+		// lambda's body.
+		{"typed target of a lambda's result",
+			"schema S:\n    f3: int\n\nf = lambda d {\n    d\n}\nx: S = f({\"a\": 1})\n",
+			"EvaluationError main.k:5 expect S, got dict. For details:\nSchema S does not contain attribute a\nSchema S's attribute f3 is missing"},
 	})
 }
 

@@ -65,7 +65,13 @@ func (in *Interp) runStmt(e *env, s syntax.Stmt) (value.Value, error) {
 			return nil, err
 		}
 		if s.Ty != nil {
-			v, err = in.convertType(e, v, s.Ty, lineOnly(s.Pos()))
+			// Located as the official panic_info is: at the node run
+			// last (a called lambda's body, say).
+			at := s.Pos()
+			if in.lastNode != nil {
+				at = in.lastNode.Pos()
+			}
+			v, err = in.convertType(e, v, s.Ty, lineOnly(at))
 			if err != nil {
 				return nil, err
 			}

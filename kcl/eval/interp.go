@@ -68,6 +68,9 @@ type Interp struct {
 	nextConverted bool
 	// checkPos is where the instance whose checks run was created.
 	checkPos syntax.Position
+	// nextCalled marks the instance being made as called (`S()`), which
+	// has no config: a failed check is then the bare condition's error.
+	nextCalled bool
 	// currentPkg is the package whose statement runs now.
 	currentPkg string
 	// dictConversions counts plain dicts being turned into schema instances

@@ -91,6 +91,10 @@ func (in *Interp) runCheck(e *env, c *syntax.CheckExpr) error {
 	if in.lastNode != nil {
 		at = in.lastNode.Pos()
 	}
+	if !in.checkPos.IsValid() {
+		// A called instance (`S()`): no config meta to point at.
+		return errorAt(lineOnly(at), value.KindEvaluation, "%s", msg)
+	}
 	return &Error{Kind: value.KindEvaluation, Msg: "Instance check failed", Pos: in.checkPos,
 		Labels: []Label{{Pos: lineOnly(at), Msg: msg}}, Detail: detail}
 }

@@ -110,6 +110,7 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 	}
 	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
 	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		in.nextCalled = true
 		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos(), in.currentPkg)
 	}
 	return def, nil
@@ -190,6 +191,7 @@ func (in *Interp) defineRule(e *env, s *syntax.RuleStmt) (*schemaDef, error) {
 	}
 	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
 	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		in.nextCalled = true
 		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos(), in.currentPkg)
 	}
 	return def, nil

@@ -129,6 +129,11 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	in.nextOrigin = syntax.Position{}
 	converted := in.nextConverted
 	in.nextConverted = false
+	checkAt := pos
+	if in.nextCalled {
+		checkAt = syntax.Position{}
+	}
+	in.nextCalled = false
 	for d := def; d != nil; d = d.parent {
 		if d.selfParent {
 			// The official engine's own failure, word for word.
@@ -265,7 +270,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			if err := in.addRelaxed(f, k, pos); err != nil {
 				return nil, err
 			}
-			if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
+			if err := in.runChecks(def, f, args, kwargs, checkAt); err != nil {
 				return nil, err
 			}
 		}
@@ -298,7 +303,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		// read runs by backtracking changes the scope's values, not the
 		// instance's (see runFrameSetter).
 		f.output = inst
-		if err := in.runChecks(def, f, args, kwargs, pos); err != nil {
+		if err := in.runChecks(def, f, args, kwargs, checkAt); err != nil {
 			return nil, err
 		}
 		f.output = nil

@@ -52,15 +52,8 @@ func TestTwoAppliersNeverOverlap(t *testing.T) {
 // namespace: in a work-queue stream a request leaves only when acked.
 func expectAllAcked(t *testing.T, namespace string) {
 	t.Helper()
-	nc, err := nats.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, done := suiteJetStream(t)
+	defer done()
 	filter := reconcilerequest.Subject("", namespace, "x")
 	filter = filter[:strings.LastIndex(filter, ".")] + ".>"
 	NewWithT(t).Eventually(func(g Gomega) {

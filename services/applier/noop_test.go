@@ -78,15 +78,8 @@ func TestNoOpReconcileWritesNothing(t *testing.T) {
 // apply of namespace/name.
 func fingerprintStored(t testing.TB, namespace, name string) bool {
 	t.Helper()
-	nc, err := nats.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, done := suiteJetStream(t)
+	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	kv, err := js.KeyValue(ctx, shard.Name("").FingerprintBucket())
@@ -108,15 +101,8 @@ func fingerprintStored(t testing.TB, namespace, name string) bool {
 func waitQuiet(t testing.TB, key string) {
 	t.Helper()
 	namespace, name, _ := strings.Cut(key, "/")
-	nc, err := nats.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, done := suiteJetStream(t)
+	defer done()
 	last := -1
 	NewWithT(t).Eventually(func(g Gomega) {
 		n := tracker.count(key)

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -53,11 +52,8 @@ func TestShardAppliesOnlyItsKCLRuns(t *testing.T) {
 	g.Expect(tracker.count(ns + "/inside")).To(BeZero())
 	g.Expect(tracker.count(ns + "/outside")).To(BeZero())
 
-	nc, err := nats.Connect()
-	g.Expect(err).NotTo(HaveOccurred())
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	g.Expect(err).NotTo(HaveOccurred())
+	js, done := suiteJetStream(t)
+	defer done()
 	for _, bucket := range []string{s1.LeaseBucket(), s1.FingerprintBucket()} {
 		_, err := js.KeyValue(ctx, bucket)
 		g.Expect(err).NotTo(HaveOccurred(), bucket)
@@ -75,15 +71,8 @@ func TestShardAppliesOnlyItsKCLRuns(t *testing.T) {
 // publishOn publishes a reconcile request on shard s's stream, as its watcher would.
 func publishOn(t testing.TB, s shard.Name, namespace, name string, reason reconcilerequest.Reason) {
 	t.Helper()
-	nc, err := nats.Connect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	js, done := suiteJetStream(t)
+	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	id := fmt.Sprintf("test/%s/%s/%s/%d", s, namespace, name, requestSeq.Add(1))

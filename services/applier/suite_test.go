@@ -18,6 +18,7 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -591,3 +592,19 @@ func objectMeta(namespace, name string) metav1.ObjectMeta {
 }
 
 type metaRef = meta.DependencyReference
+
+// suiteJetStream connects to the suite's nats-server; done closes the
+// connection.
+func suiteJetStream(t testing.TB) (js jetstream.JetStream, done func()) {
+	t.Helper()
+	nc, err := nats.Connect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err = jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		t.Fatal(err)
+	}
+	return js, nc.Close
+}

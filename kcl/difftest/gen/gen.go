@@ -300,15 +300,7 @@ func (g *generator) schemaDef() {
 			// A default of the wrong type.
 			a.def = g.literal((a.k + 1) % tSchema)
 		}
-		opt := ""
-		if a.optional {
-			opt = "?"
-		}
-		if a.def != "" {
-			g.line("    %s%s: %s = %s", a.name, opt, a.k.annotation(), a.def)
-		} else {
-			g.line("    %s%s: %s", a.name, opt, a.k.annotation())
-		}
+		g.attrDecl(a, a.k.annotation())
 		s.attrs = append(s.attrs, a)
 	}
 	var checks []string
@@ -332,6 +324,19 @@ func (g *generator) schemaDef() {
 	g.checkBlock(checks)
 	g.line("")
 	g.schemas = append(g.schemas, s)
+}
+
+// attrDecl writes the declaration of schema attribute a of the given type.
+func (g *generator) attrDecl(a attr, annotation string) {
+	opt := ""
+	if a.optional {
+		opt = "?"
+	}
+	if a.def != "" {
+		g.line("    %s%s: %s = %s", a.name, opt, annotation, a.def)
+	} else {
+		g.line("    %s%s: %s", a.name, opt, annotation)
+	}
 }
 
 // checkBlock writes a schema's check block, if it has checks.

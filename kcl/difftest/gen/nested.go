@@ -107,17 +107,11 @@ func (g *generator) nestedShapes() {
 		a := attr{name: g.fresh("s"), optional: g.chance(0.3)}
 		sh := newShape()
 		shapes[a.name] = sh
-		opt := ""
-		if a.optional {
-			opt = "?"
-		}
 		if sh.form == formSchema && g.chance(0.25) {
 			// A default instance, which a config merges into.
 			a.def = sh.a.name + " " + g.nestedConfig(sh.a, "    ")
-			g.line("    %s%s: %s = %s", a.name, opt, sh.annotation(), a.def)
-		} else {
-			g.line("    %s%s: %s", a.name, opt, sh.annotation())
 		}
+		g.attrDecl(a, sh.annotation())
 		outer.attrs = append(outer.attrs, a)
 	}
 	if g.chance(0.3) {
@@ -215,15 +209,7 @@ func (g *generator) nestedLeaf(earlier []*schema) *schema {
 		if g.chance(0.4) {
 			a.def = g.literal(a.k)
 		}
-		opt := ""
-		if a.optional {
-			opt = "?"
-		}
-		if a.def != "" {
-			g.line("    %s%s: %s = %s", a.name, opt, a.k.annotation(), a.def)
-		} else {
-			g.line("    %s%s: %s", a.name, opt, a.k.annotation())
-		}
+		g.attrDecl(a, a.k.annotation())
 		s.attrs = append(s.attrs, a)
 	}
 	if g.chance(0.3) {

@@ -65,31 +65,23 @@ func (r *resolver) ctxCheck(want *typ, e syntax.Expr, at *syntax.Position, depth
 		return
 	}
 	switch e := e.(type) {
+	// The context stays while these are walked (not for call arguments).
 	case *syntax.ParenExpr:
-		r.ctxCheck(want, e.Expr, at, depth+1)
+		r.ctxEach(want, at, depth, e.Expr)
 	case *syntax.IfExpr:
-		r.ctxCheck(want, e.Cond, at, depth+1)
-		r.ctxCheck(want, e.Body, at, depth+1)
-		r.ctxCheck(want, e.Orelse, at, depth+1)
+		r.ctxEach(want, at, depth, e.Cond, e.Body, e.Orelse)
 	case *syntax.Subscript:
-		// The context stays while the value and index are walked (not
-		// for call arguments).
-		r.ctxCheck(want, e.Value, at, depth+1)
-		r.ctxCheck(want, e.Index, at, depth+1)
+		r.ctxEach(want, at, depth, e.Value, e.Index)
 	case *syntax.SelectorExpr:
-		r.ctxCheck(want, e.Value, at, depth+1)
+		r.ctxEach(want, at, depth, e.Value)
 	case *syntax.UnaryExpr:
-		r.ctxCheck(want, e.Operand, at, depth+1)
+		r.ctxEach(want, at, depth, e.Operand)
 	case *syntax.QuantExpr:
-		r.ctxCheck(want, e.Target, at, depth+1)
+		r.ctxEach(want, at, depth, e.Target)
 	case *syntax.Compare:
-		r.ctxCheck(want, e.Left, at, depth+1)
-		for _, c := range e.Comparators {
-			r.ctxCheck(want, c, at, depth+1)
-		}
+		r.ctxEach(want, at, depth, append([]syntax.Expr{e.Left}, e.Comparators...)...)
 	case *syntax.BinaryExpr:
-		r.ctxCheck(want, e.Left, at, depth+1)
-		r.ctxCheck(want, e.Right, at, depth+1)
+		r.ctxEach(want, at, depth, e.Left, e.Right)
 	case *syntax.ConfigExpr:
 		r.ctxConfig(want, e.Items, at, depth+1)
 	case *syntax.ListExpr:
@@ -122,6 +114,13 @@ func (r *resolver) ctxCheck(want *typ, e syntax.Expr, at *syntax.Position, depth
 			}
 			r.ctxCheck(m, e.Entry.Value, at, depth+1)
 		})
+	}
+}
+
+// ctxEach walks each of es under want.
+func (r *resolver) ctxEach(want *typ, at *syntax.Position, depth int, es ...syntax.Expr) {
+	for _, e := range es {
+		r.ctxCheck(want, e, at, depth+1)
 	}
 }
 

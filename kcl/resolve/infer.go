@@ -114,7 +114,7 @@ func (r *resolver) exprType(e syntax.Expr, depth int) *typ {
 			if k, ok := e.Index.(*syntax.StringLit); ok && t.attrs[k.Value] != nil {
 				return t.attrs[k.Value]
 			}
-			return widen(t.elem)
+			return t.elem
 		}
 	case *syntax.UnaryExpr:
 		// The official resolver gives a unary operation its operand's

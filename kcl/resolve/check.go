@@ -321,9 +321,10 @@ func (r *resolver) stmt(s syntax.Stmt) {
 			r.lambdaLocalValue(s)
 		}
 		r.assignTypes(s)
-		// A typed target's config checks are met in the walk of its value;
-		// an untyped one's diagnostics are in walk order already.
-		if s.Ty != nil {
+		// A typed target's config checks (a schema attribute's too) are
+		// met in the walk of its value; an untyped one's diagnostics are in
+		// walk order already.
+		if s.Ty != nil || (r.schema != nil && r.local == r.schemaScope) {
 			r.sortFrom(start)
 		}
 	case *syntax.AugAssignStmt:

@@ -717,10 +717,9 @@ func (r *resolver) assignTypes(s *syntax.AssignStmt) {
 		if want.isAny() {
 			return
 		}
-		if want.kind != tSchema {
-			pos := t.Pos()
-			r.ctxCheck(want, s.Value, &pos, 0)
-		}
+		// A schema-typed attribute's literal is a config of its schema.
+		pos := t.Pos()
+		r.ctxCheck(want, s.Value, &pos, 0)
 		r.assignLast(r.exprType(s.Value, 0), want, t.Pos(), nil)
 	}
 }

@@ -686,8 +686,11 @@ func (r *resolver) typeName(id *syntax.Identifier) {
 }
 
 // loopVar reports that name is a comprehension or quantifier variable.
-func (r *resolver) loopVar(name string) bool {
-	for sc := r.local; sc != nil; sc = sc.parent {
+func (r *resolver) loopVar(name string) bool { return r.loopVarIn(r.local, name) }
+
+// loopVarIn is loopVar from scope from outwards.
+func (r *resolver) loopVarIn(from *scope, name string) bool {
+	for sc := from; sc != nil; sc = sc.parent {
 		if sc.names[name] {
 			return sc.loop
 		}
@@ -948,6 +951,7 @@ func (r *resolver) expr(e syntax.Expr) {
 			// Keys are visible to the config's values (the official
 			// resolver binds them as it goes; binding them first only
 			// accepts more).
+			sc.config = true
 			defineConfigKeys(e.Items, sc)
 			deferred := e == r.deferEntries
 			r.deferEntries = nil
@@ -1109,13 +1113,50 @@ func (r *resolver) configEntries(items []*syntax.ConfigEntry, deferred bool) {
 		r.pushOrder(pos, phaseValue)
 		r.expr(it.Value)
 		r.popOrder()
-		switch k := it.Key.(type) {
-		case *syntax.Identifier, *syntax.StringLit, *syntax.Subscript, nil:
+		if sc := r.local; sc != nil && sc.config {
+			// The key now names this value's type.
+			switch k := it.Key.(type) {
+			case *syntax.Identifier:
+				if len(k.Names) == 1 {
+					sc.setType(k.Names[0].Value, r.exprType(it.Value, 0))
+				}
+			case *syntax.StringLit:
+				sc.setType(k.Value, r.exprType(it.Value, 0))
+			}
+		}
+		loopKey := false
+		if id, ok := it.Key.(*syntax.Identifier); ok && len(id.Names) == 1 {
+			// A comprehension's loop variable as a key is its value (the
+			// config's own scope, which defines its keys, is skipped).
+			loopKey = r.local != nil && r.loopVarIn(r.local.parent, id.Names[0].Value)
+		}
+		literalKey := !loopKey
+		switch it.Key.(type) {
+		case *syntax.Identifier:
+		case *syntax.StringLit, *syntax.Subscript, nil:
+			literalKey = true
 		default:
-			// The key's type is judged after the value is walked.
-			r.pushOrder(pos, phaseType)
-			if t := r.exprType(k, 0); !t.isAny() && !t.isStrKind() && !(t.kind == tUnion && allStr(t.elems)) {
-				r.report(KindIllegalAttribute, k.Pos(), "A attribute must be string type, got '%s'", t)
+			literalKey = false
+		}
+		if !literalKey {
+			// The key's type is judged after the value is walked (a loop
+			// variable's after the value's check against the context).
+			phase := phaseType
+			if loopKey {
+				phase = phaseAfter
+			}
+			r.pushOrder(pos, phase)
+			var t *typ
+			if loopKey {
+				saved := r.local
+				r.local = r.local.parent
+				t = r.exprType(it.Key, 0)
+				r.local = saved
+			} else {
+				t = r.exprType(it.Key, 0)
+			}
+			if !t.isAny() && !t.isStrKind() && !(t.kind == tUnion && allStr(t.elems)) {
+				r.report(KindIllegalAttribute, it.Key.Pos(), "A attribute must be string type, got '%s'", t)
 			}
 			r.popOrder()
 		}

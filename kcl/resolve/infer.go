@@ -282,6 +282,10 @@ func (r *resolver) identType(id *syntax.Identifier) *typ {
 func (r *resolver) nameType(first string) *typ {
 	for sc := r.local; sc != nil; sc = sc.parent {
 		if sc.names[first] {
+			if sc.config && sc.types[first] == nil {
+				// A key whose entry is not walked yet: the outer name.
+				continue
+			}
 			if sc != r.schemaScope {
 				if t := sc.types[first]; t != nil {
 					return t
@@ -301,7 +305,7 @@ func (r *resolver) nameType(first string) *typ {
 			return r.schemaScope.types[first] // an undeclared local of the body
 		}
 		return t
-	case r.localHas(first):
+	case r.localBinds(first):
 		if t := r.paramTypes[first]; t != nil && r.schemaScope != nil && r.schemaScope.names[first] {
 			return t
 		}
@@ -314,6 +318,17 @@ func (r *resolver) nameType(first string) *typ {
 		return &typ{kind: tSchema, schema: sym.schema}
 	}
 	return anyT
+}
+
+// localBinds is localHas but for config keys whose entry is not walked
+// yet, which still name the outer binding.
+func (r *resolver) localBinds(name string) bool {
+	for sc := r.local; sc != nil; sc = sc.parent {
+		if sc.names[name] && !(sc.config && sc.types[name] == nil) {
+			return true
+		}
+	}
+	return false
 }
 
 // attrPath follows id.Names[1:] from the type t of the first name; with

@@ -107,6 +107,10 @@ type scope struct {
 	// loop marks the scope of comprehension or quantifier variables, the
 	// official local_vars: a config key naming one is that variable.
 	loop bool
+	// config marks a config literal's scope: its keys are visible to its
+	// values, typed once their entry is walked (before that a name is the
+	// outer one's, as the official resolver inserts a key after its value).
+	config bool
 	// lambda marks a lambda's body: like the package's top level, its
 	// first assignment of a name types it and later ones must fit.
 	lambda bool

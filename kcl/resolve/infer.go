@@ -281,11 +281,7 @@ func (r *resolver) identType(id *syntax.Identifier) *typ {
 // nameType types a single loaded name.
 func (r *resolver) nameType(first string) *typ {
 	for sc := r.local; sc != nil; sc = sc.parent {
-		if sc.names[first] {
-			if sc.config && sc.types[first] == nil {
-				// A key whose entry is not walked yet: the outer name.
-				continue
-			}
+		if sc.binds(first) {
 			if sc != r.schemaScope {
 				if t := sc.types[first]; t != nil {
 					return t
@@ -320,11 +316,10 @@ func (r *resolver) nameType(first string) *typ {
 	return anyT
 }
 
-// localBinds is localHas but for config keys whose entry is not walked
-// yet, which still name the outer binding.
+// localBinds is localHas by scope.binds.
 func (r *resolver) localBinds(name string) bool {
 	for sc := r.local; sc != nil; sc = sc.parent {
-		if sc.names[name] && !(sc.config && sc.types[name] == nil) {
+		if sc.binds(name) {
 			return true
 		}
 	}

@@ -120,6 +120,12 @@ type scope struct {
 	lambdaSeen map[string]bool
 }
 
+// binds reports whether name here is sc's: a config key whose entry is
+// not walked yet still names the outer binding.
+func (sc *scope) binds(name string) bool {
+	return sc.names[name] && !(sc.config && sc.types[name] == nil)
+}
+
 func (sc *scope) setType(name string, t *typ) {
 	if sc.types == nil {
 		sc.types = map[string]*typ{}

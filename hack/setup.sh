@@ -35,7 +35,7 @@ if ! GOPROXY=off go list -deps -test "${packages[@]}" >/dev/null 2>&1; then
 fi
 
 "$here/tools.sh" >/dev/null
-"$here/envtest/build.sh" >/dev/null
+"$here/envtest/build.sh" >/dev/null # the longest step, kube-apiserver: usually 10–15 min on 2 cores
 "$here/e2e/build.sh" >/dev/null
 "$here/envtest/crds.sh" >/dev/null
 oracle="${KCL_ORACLE_DIR:-$HOME/.cache/flux-kcl-controller/kcl-official}"

@@ -21,6 +21,11 @@ import (
 //	a = 1.0 / 3           the program (main.k)
 //	### file: pkg/lib.k   optional further files of the program, up to the next ###
 //	### arg: env=prod     optional -D arguments, one a line
+//	### override: a.b-    optional -O overrides, one a line
+//	### workdir: dev      optional work dir, below the program's directory (which
+//	                      stays the root: entries may lie anywhere in it)
+//	### entry: ../base.k  optional entry files, relative to the work dir, one a
+//	                      line (default main.k)
 //	### log:              optional print() output, each line prefixed "# "
 //	### want:             the YAML, each line prefixed "# " ("#" for an empty line)
 //	# a: 0.3333333333333333
@@ -39,6 +44,7 @@ import (
 var (
 	update    = flag.Bool("update", false, "TestConformance: rewrite the expectations from the official engine")
 	showKnown = flag.Bool("show-known", false, "TestConformance: print both answers of each known divergence")
+	only      = flag.String("conformance", "*.k", "TestConformance: the files of the suite to run (and -update), a glob")
 )
 
 const conformanceDir = "../testdata/conformance"
@@ -48,8 +54,12 @@ type chunk struct {
 	source string // main.k
 	files  map[string]string
 	args   []string
-	known  string // known-divergence reason
-	want   answer
+	// overrides, workDir and entries: see invocation
+	overrides []string
+	workDir   string
+	entries   []string
+	known     string // known-divergence reason
+	want      answer
 	// comments and directives to keep on rewrite, in order
 	head []string
 }
@@ -100,6 +110,15 @@ func parseChunk(lines []string) *chunk {
 			case "arg":
 				flush()
 				c.args = append(c.args, arg)
+			case "override":
+				flush()
+				c.overrides = append(c.overrides, arg)
+			case "workdir":
+				flush()
+				c.workDir = arg
+			case "entry":
+				flush()
+				c.entries = append(c.entries, arg)
 			case "known-divergence":
 				flush()
 				c.known = arg
@@ -217,7 +236,7 @@ func (c *chunk) compare(got answer) string {
 }
 
 func conformanceFiles(t *testing.T) []string {
-	files, err := filepath.Glob(filepath.Join(conformanceDir, "*.k"))
+	files, err := filepath.Glob(filepath.Join(conformanceDir, *only))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no conformance files in %s: %v", conformanceDir, err)
 	}
@@ -258,9 +277,10 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			p := c.program()
-			got := normalise(ours(dir, p.Args), dir)
+			inv := invocation{workDir: c.workDir, files: c.entries, args: p.Args, overrides: c.overrides}
+			got := normalise(oursRun(dir, inv), dir)
 			if *update {
-				want, err := official(srv, dir, p.Args)
+				want, err := officialRun(srv, dir, inv)
 				if errors.Is(err, oracle.ErrTimeout) {
 					// Keep no such case: its expectation cannot be known.
 					t.Errorf("%s: the official engine does not answer; remove the case\n%s", c.name, c.source)

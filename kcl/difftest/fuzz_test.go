@@ -65,13 +65,36 @@ func (a answer) String() string {
 }
 
 func ours(dir string, args []gen.Arg) answer {
+	return oursRun(dir, invocation{args: args})
+}
+
+// invocation is how a program is run: by default main.k in the program's
+// directory; a conformance chunk may name other entry files, a work dir below
+// the program's directory (which then stands for the artifact: the root
+// nothing outside of which is read) and -O overrides.
+type invocation struct {
+	workDir   string // relative to the program's directory; "" for itself
+	files     []string
+	args      []gen.Arg
+	overrides []string
+}
+
+func (inv invocation) entries() []string {
+	if len(inv.files) == 0 {
+		return []string{"main.k"}
+	}
+	return inv.files
+}
+
+func oursRun(dir string, inv invocation) answer {
 	var argv []string
-	for _, a := range args {
+	for _, a := range inv.args {
 		argv = append(argv, a.Name+"="+a.Value)
 	}
 	var log bytes.Buffer
 	res, err := kcl.Run(context.Background(), kcl.Options{
-		WorkDir: dir, Files: []string{"main.k"}, Arguments: argv, Stdout: &log,
+		WorkDir: filepath.Join(dir, inv.workDir), Root: dir, Files: inv.entries(), Arguments: argv,
+		Overrides: inv.overrides, Stdout: &log,
 		Limits: kcl.Limits{Timeout: 20 * time.Second},
 	})
 	if err != nil {
@@ -99,8 +122,12 @@ func renderedKind(k string) string {
 }
 
 func official(srv *oracle.Server, dir string, args []gen.Arg) (answer, error) {
-	req := oracle.Request{WorkDir: dir, Files: []string{"main.k"}}
-	for _, a := range args {
+	return officialRun(srv, dir, invocation{args: args})
+}
+
+func officialRun(srv *oracle.Server, dir string, inv invocation) (answer, error) {
+	req := oracle.Request{WorkDir: filepath.Join(dir, inv.workDir), Files: inv.entries(), Overrides: inv.overrides}
+	for _, a := range inv.args {
 		req.Args = append(req.Args, oracle.Arg{Name: a.Name, Value: a.Value})
 	}
 	r, err := srv.Run(req)

@@ -150,11 +150,18 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, val syntax.Expr, del 
 	found := false
 	for i := 0; i < len(c.Items); i++ {
 		it := c.Items[i]
+		if id, ok := it.Key.(*syntax.Identifier); ok && len(id.Names) > 1 && id.Names[0].Value == key {
+			// A dotted key `a.b.c = v` is `a: {b.c = v}`: the official engine
+			// edits it as the nested literal, so a deeper path reaches (and
+			// deletes) what the dotted key set.
+			it = expandDottedKey(it, id)
+			c.Items[i] = it
+		}
 		if entryKey(it) != key {
 			continue
 		}
-		found = true
 		if len(path) == 1 {
+			found = true
 			if del {
 				c.Items = append(c.Items[:i], c.Items[i+1:]...)
 				i--
@@ -174,8 +181,11 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, val syntax.Expr, del 
 			inner, _ = v.Config.(*syntax.ConfigExpr)
 		}
 		if inner == nil {
+			// A deeper path under a value that is no config: the official
+			// engine adds `key: {...}`, which the union then judges.
 			continue
 		}
+		found = true
 		ne := *it
 		nc := overrideConfig(inner, path[1:], val, del)
 		if se, ok := it.Value.(*syntax.SchemaExpr); ok {
@@ -199,6 +209,27 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, val syntax.Expr, del 
 		c.Items = append(c.Items, &syntax.ConfigEntry{Key: nameKey(key), Value: v, Operation: op})
 	}
 	return &c
+}
+
+// expandDottedKey rewrites the entry `a.b.c <op> v` as `a: {b.c <op> v}`.
+func expandDottedKey(e *syntax.ConfigEntry, id *syntax.Identifier) *syntax.ConfigEntry {
+	// Each part keeps its own position: errors are located at the key's name
+	// of each level, as for the dotted key itself.
+	rest := *id
+	rest.Names = id.Names[1:]
+	rest.StartPos = id.Names[1].StartPos
+	inner := *e
+	inner.Key = &rest
+	inner.StartPos = rest.StartPos
+	first := *id
+	first.Names = id.Names[:1]
+	first.EndPos = id.Names[0].EndPos
+	return &syntax.ConfigEntry{
+		Span:      e.Span,
+		Key:       &first,
+		Value:     &syntax.ConfigExpr{Span: inner.Span, Items: []*syntax.ConfigEntry{&inner}},
+		Operation: syntax.OpUnion,
+	}
 }
 
 func entryKey(e *syntax.ConfigEntry) string {

@@ -66,6 +66,7 @@ type Request struct {
 	WorkDir     string   `json:"workDir"`
 	Files       []string `json:"files"`
 	Args        []Arg    `json:"args,omitempty"`
+	Overrides   []string `json:"overrides,omitempty"`
 	SortKeys    bool     `json:"sortKeys,omitempty"`
 	DisableNone bool     `json:"disableNone,omitempty"`
 }

@@ -5,7 +5,7 @@
 //   node oracle.js <node_modules dir> '<request JSON>'
 //
 // The request is {"workDir": "...", "files": ["main.k"], "args": [{"name": "k", "value": "<json>"}],
-// "sortKeys": false, "disableNone": false}; the reply on stdout is
+// "overrides": ["a.b=1"], "sortKeys": false, "disableNone": false}; the reply on stdout is
 // {"yaml": "...", "log": "...", "error": "..."}.
 'use strict';
 const path = require('path');
@@ -23,7 +23,7 @@ function run(req) {
   try {
     const args = (req.args || []).map((a) => ({ name: a.name, value: a.value }));
     const r = kcl.execProgram(new kcl.ExecProgramArgs(
-      req.files, null, req.workDir, args, [], false, !!req.disableNone, 0, 0, !!req.sortKeys,
+      req.files, null, req.workDir, args, req.overrides || [], false, !!req.disableNone, 0, 0, !!req.sortKeys,
       [], false, [], false));
     reply.yaml = r.yamlResult || '';
     reply.log = r.logMessage || '';

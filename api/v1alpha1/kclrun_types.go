@@ -62,6 +62,9 @@ const (
 	PrunedReason = "Pruned"
 	// ImageUpdatedReason is the event of an image moved by an ImagePolicy.
 	ImageUpdatedReason = "ImageUpdated"
+	// DriftDetectedReason: objects in the cluster differ from what was last
+	// applied (the drift watcher's reconcile requests, and drift events).
+	DriftDetectedReason = "DriftDetected"
 	// DependencyRefusedReason: the compiler's package-source policy refused a
 	// kcl.mod dependency (the message names the host and the flag).
 	DependencyRefusedReason = "DependencyRefused"

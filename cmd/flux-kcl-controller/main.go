@@ -10,7 +10,8 @@
 //	flux-kcl-controller build DIR                 render a program as a KCLRun would
 //	flux-kcl-controller diff kclrun NAME --path DIR
 //
-// The operator verbs live in internal/cli; main only wires the commands.
+// The operator verbs live in ./cli, the all-in-one process in ./allinone; main only wires
+// the commands.
 package main
 
 import (
@@ -25,8 +26,8 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
-	"github.com/kcl-lang/flux-kcl-controller/internal/cli"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/allinone"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/cli"
 	"github.com/kcl-lang/flux-kcl-controller/internal/memorylimit"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/allinone"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
 )
 
 // startController runs the all-in-one process in this process, with its NATS server on a
@@ -29,7 +29,7 @@ func startController(ctx context.Context, env *kube.Env, log logr.Logger) (natsU
 	go func() { ended <- proc.Run(ctx) }()
 	select {
 	case <-proc.Started():
-		fmt.Println("  in this process (internal/allinone); DEMO_CONTROLLER_BIN=bin/flux-kcl-controller runs the binary instead")
+		fmt.Println("  in this process (cmd/flux-kcl-controller/allinone); DEMO_CONTROLLER_BIN=bin/flux-kcl-controller runs the binary instead")
 		return proc.NATSURL(), ended, nil
 	case err := <-ended:
 		if err == nil {

@@ -11,7 +11,7 @@
 //	go run ./hack/demo              keeps running for you to play, until interrupted
 //	DEMO_EXIT=1 go run ./hack/demo  exits 0 once the last state is reached (CI)
 //
-// The controller runs in this process (internal/allinone), or, with
+// The controller runs in this process (cmd/flux-kcl-controller/allinone), or, with
 // DEMO_CONTROLLER_BIN=bin/flux-kcl-controller, as that binary's all-in-one command in a child
 // process. Controller, source-controller and Git server logs go to files in a folder the demo
 // prints. TestDemo runs it to the last state in `make test` (skipped under -short).
@@ -44,10 +44,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/gitserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/sourcecontroller"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/gitserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/imagepolicy"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/sourcecontroller"
 )
 
 //go:embed program

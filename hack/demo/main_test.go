@@ -15,7 +15,7 @@ import (
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/localbuild"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/localbuild"
 )
 
 // The demo reaches its last state: what `make demo DEMO_EXIT=1` checks, on the real parts.

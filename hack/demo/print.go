@@ -16,8 +16,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/sourcecontroller"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/sourcecontroller"
 )
 
 func step(msg string) { fmt.Printf("==> %s\n", msg) }

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/artifact"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 )
 
 // program is a KCL program of 50 files of about 2 KiB each, a mid-sized configuration repo.

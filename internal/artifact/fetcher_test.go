@@ -15,7 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/artifact"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 )
 
 func refOf(a *meta.Artifact) artifact.Ref {

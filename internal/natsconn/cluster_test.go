@@ -6,7 +6,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // --nats-url takes a cluster's URLs comma-separated; when the node a service is

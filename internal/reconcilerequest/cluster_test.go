@@ -7,8 +7,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // On a three-node cluster the watcher and the applier both ensure the R3 stream and the

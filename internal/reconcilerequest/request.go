@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 )
 
 // SchemaVersion is the version of the message schema this package writes.
@@ -39,6 +41,8 @@ const (
 	// ReasonImagePolicyChanged: an ImagePolicy listed in status.imagePolicies
 	// has a new status.latestRef.
 	ReasonImagePolicyChanged Reason = "ImagePolicyChanged"
+	// ReasonDriftDetected: the drift watcher saw an applied object change.
+	ReasonDriftDetected Reason = v1alpha1.DriftDetectedReason
 )
 
 // Request is one reconcile request for one KCLRun. It is a hint: the applier

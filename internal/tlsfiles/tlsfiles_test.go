@@ -6,7 +6,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/pki"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/pki"
 )
 
 // handshake runs one TLS connection between a server and a client config on loopback

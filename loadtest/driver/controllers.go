@@ -11,8 +11,8 @@ import (
 	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/allinone"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // Modes of running flux-kcl-controller.

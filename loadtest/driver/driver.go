@@ -5,7 +5,7 @@
 // as plain-YAML Kustomizations reconciled by Flux's kustomize-controller; and compile
 // throughput with 1, 2 and 4 compiler workers. Run returns a report.Report.
 //
-// With no kubeconfig the driver starts a fresh local apiserver (internal/harness/kube) for
+// With no kubeconfig the driver starts a fresh local apiserver (test/harness/kube) for
 // each size, so sizes do not see each other's objects.
 package driver
 
@@ -23,10 +23,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
 )
 
 // Options configure a run.

@@ -14,9 +14,9 @@ import (
 	"github.com/go-logr/logr"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/driver"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
 )
 
 var env *kube.Env

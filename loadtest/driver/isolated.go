@@ -15,10 +15,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/procstat"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 )
 
 // The isolated scale-out asks what the compiler workers do when each has its

@@ -15,12 +15,12 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/procstat"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/report"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 )
 
 // inFlightPerWorker keeps every worker's engine slots busy (the compiler's default

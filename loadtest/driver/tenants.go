@@ -15,9 +15,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/tenant"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/imagepolicy"
 )
 
 // firstTag is the image tag every program pins; policies then move it.

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
-	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 )
 
 // The per-object annotations of kustomize-controller, each on objects the
@@ -57,7 +56,7 @@ func TestSSAIgnore(t *testing.T) {
 		cm.Annotations = annotated(ssaAnnotation, "Ignore")
 		cm.Data = value("edited")
 	})
-	requestAndWait(t, ns, "ignore", applier.ReasonDriftDetected)
+	requestAndWait(t, ns, "ignore", reconcilerequest.ReasonDriftDetected)
 	managed, _ := liveConfigMap(g, ns, "managed")
 	g.Expect(managed.Data).To(Equal(value("edited")))
 
@@ -139,7 +138,7 @@ func TestSSAMerge(t *testing.T) {
 			return env.Client.Update(context.Background(), cm, client.FieldOwner("kubectl"))
 		}, "30s", "100ms").Should(Succeed())
 	}
-	request(t, ns, "merge", applier.ReasonDriftDetected)
+	request(t, ns, "merge", reconcilerequest.ReasonDriftDetected)
 	g.Eventually(func(g Gomega) {
 		cm, _ := liveConfigMap(g, ns, "owned-taken")
 		g.Expect(cm.Data).To(Equal(value("ours")))
@@ -221,7 +220,7 @@ func TestReconcileDisabled(t *testing.T) {
 		cm.Data = value("edited")
 	})
 	editConfigMap(t, ns, "watched", "kubectl-edit", func(cm *corev1.ConfigMap) { cm.Data = value("edited") })
-	request(t, ns, "off", applier.ReasonDriftDetected)
+	request(t, ns, "off", reconcilerequest.ReasonDriftDetected)
 	g.Eventually(func(g Gomega) {
 		cm, _ := liveConfigMap(g, ns, "watched")
 		g.Expect(cm.Data).To(Equal(value("1")))

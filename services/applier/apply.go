@@ -10,47 +10,18 @@ import (
 
 	"github.com/fluxcd/cli-utils/pkg/object"
 	"github.com/fluxcd/pkg/ssa"
-	"github.com/fluxcd/pkg/ssa/jsondiff"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/applyrules"
 	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
 	"github.com/kcl-lang/flux-kcl-controller/internal/objectprep"
 )
 
-// Object annotations honoured as kustomize-controller honours them, so that
-// manifests written for Flux behave the same here; the same keys under our
-// own group work too. Each selector matches when any of its pairs is in the
-// object's labels or annotations.
-var (
-	// Skipped by apply and prune: neither written nor deleted.
-	applyExcluded = annotations(map[string]string{"reconcile": "disabled", "ssa": "Ignore"})
-	// Created when absent, never patched afterwards.
-	ifNotPresent = annotations(map[string]string{"ssa": "IfNotPresent"})
-	// Applied without taking over the fields of other managers.
-	cleanupExcluded = annotations(map[string]string{"ssa": "Merge"})
-	// Recreated when a patch hits an immutable field.
-	forceEnabled = annotations(map[string]string{"force": "enabled"})
-	// Never pruned: opted out of pruning or of reconciliation.
-	pruneExcluded = annotations(map[string]string{"prune": "disabled", "reconcile": "disabled", "ssa": "Ignore"})
-)
-
-// annotations spells each "name: value" under Flux's group and ours.
-func annotations(pairs map[string]string) map[string]string {
-	out := make(map[string]string, 2*len(pairs))
-	for name, value := range pairs {
-		out["kustomize.toolkit.fluxcd.io/"+name] = value
-		out[v1alpha1.GroupVersion.Group+"/"+name] = value
-	}
-	return out
-}
-
 const healthPollInterval = 2 * time.Second
 
 func (s *Service) manager(cl *cluster) *ssa.ResourceManager {
-	return ssa.NewResourceManager(cl.client, cl.poller, ssa.Owner{Field: FieldManager, Group: v1alpha1.GroupVersion.Group})
+	return ssa.NewResourceManager(cl.client, cl.poller, applyrules.Owner)
 }
 
 // apply server-side applies the objects in stages (CRDs and Namespaces,
@@ -84,47 +55,9 @@ func (s *Service) apply(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, 
 	return changes, nil
 }
 
-// applyOptions are kustomize-controller's: the object annotations above,
-// spec.ignore's paths left out of drift detection and apply, and the cleanup
-// that takes over the fields of kubectl and of the managers named by
-// --override-manager.
+// applyOptions are applyrules.Apply with this applier's --override-manager.
 func (s *Service) applyOptions(obj *v1alpha1.KCLRun) ssa.ApplyOptions {
-	opts := ssa.DefaultApplyOptions()
-	opts.Force = obj.Spec.Force
-	opts.ForceSelector = forceEnabled
-	opts.ExclusionSelector = applyExcluded
-	opts.IfNotPresentSelector = ifNotPresent
-	opts.WaitTimeout = obj.GetTimeout()
-	managers := []ssa.FieldManager{
-		// undo 'kubectl apply --server-side --force-conflicts'
-		{Name: "kubectl", OperationType: metav1.ManagedFieldsOperationApply},
-		// undo 'kubectl apply'
-		{Name: "kubectl", OperationType: metav1.ManagedFieldsOperationUpdate},
-		{Name: "before-first-apply", OperationType: metav1.ManagedFieldsOperationUpdate},
-		// undo our own writes that were not applies
-		{Name: FieldManager, OperationType: metav1.ManagedFieldsOperationUpdate},
-	}
-	for _, name := range s.cfg.OverrideManagers {
-		managers = append(managers,
-			ssa.FieldManager{Name: name, OperationType: metav1.ManagedFieldsOperationApply},
-			ssa.FieldManager{Name: name, OperationType: metav1.ManagedFieldsOperationUpdate})
-	}
-	for _, rule := range obj.Spec.Ignore {
-		ignore := jsondiff.IgnoreRule{Paths: rule.Paths}
-		if t := rule.Target; t != nil {
-			ignore.Selector = &jsondiff.Selector{
-				Group: t.Group, Version: t.Version, Kind: t.Kind, Name: t.Name, Namespace: t.Namespace,
-				AnnotationSelector: t.AnnotationSelector, LabelSelector: t.LabelSelector,
-			}
-		}
-		opts.DriftIgnoreRules = append(opts.DriftIgnoreRules, ignore)
-	}
-	opts.Cleanup = ssa.ApplyCleanupOptions{
-		Annotations:   []string{corev1.LastAppliedConfigAnnotation},
-		FieldManagers: managers,
-		Exclusions:    cleanupExcluded,
-	}
-	return opts
+	return applyrules.Apply(obj, s.cfg.OverrideManagers)
 }
 
 // prune deletes what the previous inventory held and the new one does not,
@@ -151,11 +84,7 @@ func (s *Service) pruneAll(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRu
 
 func (s *Service) delete(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, objects []*unstructured.Unstructured) (*ssa.ChangeSet, error) {
 	mgr := s.manager(cl)
-	changes, err := mgr.DeleteAll(ctx, objects, ssa.DeleteOptions{
-		PropagationPolicy: metav1.DeletePropagationBackground,
-		Inclusions:        mgr.GetOwnerLabels(obj.Name, obj.Namespace),
-		Exclusions:        pruneExcluded,
-	})
+	changes, err := mgr.DeleteAll(ctx, objects, applyrules.Delete(obj))
 	if err != nil {
 		return nil, fmt.Errorf("prune failed: %w", err)
 	}

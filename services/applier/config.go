@@ -13,11 +13,12 @@ import (
 	"github.com/spf13/pflag"
 	cliflag "k8s.io/component-base/cli/flag"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/applyrules"
 	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 )
 
 // FieldManager is the server-side apply field manager of every write.
-const FieldManager = "flux-kcl-controller"
+const FieldManager = applyrules.FieldManager
 
 // LegacyFieldManager is the field manager of the original
 // kcl-lang/flux-kcl-controller, whose objects the applier takes over.

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/applyrules"
 )
 
 // splitNew picks out the objects a plain apply can take: not in the previous
@@ -34,7 +35,7 @@ func splitNew(previous *v1alpha1.ResourceInventory, objects []*unstructured.Unst
 		switch {
 		case known[object.UnstructuredToObjMetadata(o).String()],
 			ssautils.IsClusterDefinition(o), ssautils.IsClassDefinition(o),
-			ssautils.AnyInMetadata(o, applyExcluded), ssautils.AnyInMetadata(o, ifNotPresent):
+			ssautils.AnyInMetadata(o, applyrules.ApplyExcluded), ssautils.AnyInMetadata(o, applyrules.IfNotPresent):
 			rest = append(rest, o)
 		default:
 			fresh = append(fresh, o)

@@ -29,7 +29,7 @@ func (s *Service) onDrift(owner types.NamespacedName, resource schema.GroupVersi
 	req := reconcilerequest.Request{
 		Namespace: owner.Namespace,
 		Name:      owner.Name,
-		Reason:    ReasonDriftDetected,
+		Reason:    reconcilerequest.ReasonDriftDetected,
 		Trigger:   trigger,
 	}
 	id := fmt.Sprintf("%s/drift/%s/%s/%s", owner, obj.UID, obj.ResourceVersion, what)

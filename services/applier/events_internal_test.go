@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/kubescheme"
 )
 
 // Stopping does not wait for a post in flight to a receiver that does not
@@ -27,7 +28,7 @@ func TestStopDoesNotWaitForAHangingReceiver(t *testing.T) {
 	defer receiver.Close()
 	defer close(release)
 
-	scheme, err := NewScheme()
+	scheme, err := kubescheme.New()
 	if err != nil {
 		t.Fatal(err)
 	}

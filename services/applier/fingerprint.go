@@ -45,7 +45,7 @@ func fingerprint(obj *v1alpha1.KCLRun, artifact *meta.Artifact, argsDigest strin
 // cluster). A no-op reconcile neither compiles nor writes.
 func (s *Service) isNoOp(ctx context.Context, obj *v1alpha1.KCLRun, req reconcilerequest.Request, revision, fp string) bool {
 	switch {
-	case req.Reason == ReasonDriftDetected:
+	case req.Reason == reconcilerequest.ReasonDriftDetected:
 		return false
 	case reconcileRequested(obj):
 		// As `flux reconcile` asks: the drift watcher may have missed an

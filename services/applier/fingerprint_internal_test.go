@@ -8,7 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // A fingerprint bucket that cannot take a write (here a three-replica bucket with two of

@@ -13,10 +13,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/imagepolicy"
 )
 
 // lostFingerprints fails the fingerprint bucket writes of the KCLRuns a test names, as a

@@ -13,7 +13,6 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
-	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 )
 
 // spec.ignore leaves the paths of the objects its target selects out of
@@ -61,7 +60,7 @@ func TestIgnoreRulesKeepSelectedPaths(t *testing.T) {
 	}
 	scale("scaled")
 	scale("fixed")
-	request(t, ns, "hpa", applier.ReasonDriftDetected)
+	request(t, ns, "hpa", reconcilerequest.ReasonDriftDetected)
 	g.Eventually(func(g Gomega) {
 		g.Expect(replicasOf(g, ns, "fixed")).To(BeEquivalentTo(2))
 	}, "1m", "200ms").Should(Succeed())

@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/imagepolicy"
 )
 
 // With drift detection on (the default) an interval with nothing changed is

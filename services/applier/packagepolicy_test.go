@@ -8,8 +8,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 )
 
 // A kcl.mod naming the cloud metadata address is refused by the compiler's

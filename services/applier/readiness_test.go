@@ -11,8 +11,8 @@ import (
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // freeAddr is a loopback address nothing listens on.

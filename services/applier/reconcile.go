@@ -27,9 +27,6 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 )
 
-// ReasonDriftDetected is the reason of the requests the drift watcher publishes.
-const ReasonDriftDetected reconcilerequest.Reason = "DriftDetected"
-
 // Results of a reconcile, as reported to hooks and metrics.
 const (
 	ResultApplied   = "applied"

@@ -18,16 +18,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
-	sourcev1 "github.com/fluxcd/source-controller/api/v1"
-
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
+	"github.com/kcl-lang/flux-kcl-controller/internal/kubescheme"
 	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/drift"
@@ -102,19 +99,6 @@ type Service struct {
 	isUp  chan struct{}
 }
 
-// NewScheme holds every type the applier reads.
-func NewScheme() (*runtime.Scheme, error) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, v1alpha1.AddToScheme, sourcev1.AddToScheme, imagev1.AddToScheme,
-	} {
-		if err := add(s); err != nil {
-			return nil, fmt.Errorf("building scheme: %w", err)
-		}
-	}
-	return s, nil
-}
-
 // New checks the configuration and wires the service; Run starts it.
 func New(cfg Config, deps Deps) (*Service, error) {
 	if cfg.Concurrent < 1 {
@@ -152,7 +136,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		deps.RESTConfig = rest.CopyConfig(deps.RESTConfig)
 		deps.RESTConfig.WarningHandlerWithContext = ctrllog.NewKubeAPIWarningLogger(ctrllog.KubeAPIWarningLoggerOptions{Deduplicate: true})
 	}
-	scheme, err := NewScheme()
+	scheme, err := kubescheme.New()
 	if err != nil {
 		return nil, err
 	}

@@ -28,15 +28,15 @@ import (
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/kclpackage"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
 	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // The package shares one apiserver, one NATS server, one artifact server, the

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 )
 
 func TestCompileCache(t *testing.T) {

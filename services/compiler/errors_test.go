@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 )
 
 func TestCompileErrorIsLocated(t *testing.T) {

@@ -10,11 +10,11 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/gitserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/mod"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/mod/registrytest"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/gitserver"
 )
 
 // k8sProgram imports the k8s-like package as the kcl-deployment example imports k8s.

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 )
 
 const markedProgram = `import .lib

@@ -7,9 +7,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 )
 
 // worker is a resolver served on a loopback port, with the artifact server it reads.

@@ -11,9 +11,9 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // TestLeaderFailover runs two watchers with leader election on their own NATS

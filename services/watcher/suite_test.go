@@ -18,10 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // One apiserver, one nats-server and one watcher for the package; each test

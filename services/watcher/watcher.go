@@ -13,7 +13,6 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -25,11 +24,9 @@ import (
 
 	"github.com/fluxcd/pkg/runtime/pprof"
 
-	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
-	sourcev1 "github.com/fluxcd/source-controller/api/v1"
-
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
+	"github.com/kcl-lang/flux-kcl-controller/internal/kubescheme"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 )
 
@@ -75,19 +72,6 @@ type pending struct {
 	msgID string
 }
 
-// NewScheme returns a scheme with the kinds the watcher reads.
-func NewScheme() (*runtime.Scheme, error) {
-	scheme := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{
-		clientgoscheme.AddToScheme, kclv1.AddToScheme, sourcev1.AddToScheme, imagev1.AddToScheme,
-	} {
-		if err := add(scheme); err != nil {
-			return nil, fmt.Errorf("building scheme: %w", err)
-		}
-	}
-	return scheme, nil
-}
-
 // New builds a watcher; nothing runs until Run.
 func New(cfg Config, deps Deps) (*Service, error) {
 	selector, err := cfg.validate()
@@ -97,7 +81,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	if deps.RestConfig == nil || deps.JetStream == nil {
 		return nil, errors.New("watcher needs a rest.Config and a JetStream client")
 	}
-	scheme, err := NewScheme()
+	scheme, err := kubescheme.New()
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,12 @@
 // flux-kcl-controller on one machine, with every part real.
 //
 // TestMain starts, all on 127.0.0.1:
-//   - kube-apiserver and etcd (internal/harness/kube), plus the HelmRepository
+//   - kube-apiserver and etcd (test/harness/kube), plus the HelmRepository
 //     and HelmChart CRDs source-controller also watches;
-//   - a Git server over HTTP (internal/harness/gitserver);
+//   - a Git server over HTTP (test/harness/gitserver);
 //   - the real Flux source-controller v1.9.6 as a child process, built once by
-//     hack/e2e/build.sh (internal/harness/sourcecontroller);
-//   - the all-in-one controller (internal/allinone) in this process.
+//     hack/e2e/build.sh (test/harness/sourcecontroller);
+//   - the all-in-one controller (cmd/flux-kcl-controller/allinone) in this process.
 //
 // Each story (one file each) pushes its own repository, creates a
 // GitRepository and a KCLRun in a fresh namespace, then commits with git and

@@ -17,8 +17,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/gitserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/sourcecontroller"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/gitserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/sourcecontroller"
 )
 
 const (

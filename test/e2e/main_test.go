@@ -16,10 +16,10 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/gitserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/sourcecontroller"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/allinone"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/gitserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/sourcecontroller"
 )
 
 // suite is what TestMain started; the stories share it.

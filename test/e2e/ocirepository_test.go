@@ -21,8 +21,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/sourcecontroller"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/sourcecontroller"
 )
 
 // Media types of a Flux OCI artifact, as `flux push artifact` writes them.

@@ -10,8 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/fault"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
 )
 
 // The applier holding a KCLRun is SIGKILLed in the middle of its server-side apply (the

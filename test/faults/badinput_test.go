@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/imagepolicy"
 )
 
 // brokenTenant is a tenant whose input is bad, and the status it must end with.

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/fault"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // A three-node JetStream cluster carries the reconcile stream and the appliers' lease and

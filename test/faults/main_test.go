@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/splitservices"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/splitservices"
 )
 
 // outage is how long the outage faults last; the load driver uses minutes, tests seconds:

@@ -1,5 +1,5 @@
 // Package install verifies the three install paths of flux-kcl-controller on a real
-// kube-apiserver (internal/harness/kube): the Helm chart (charts/flux-kcl-controller, rendered
+// kube-apiserver (test/harness/kube): the Helm chart (charts/flux-kcl-controller, rendered
 // with the Helm Go SDK for the values files in its ci/ folder), the kustomize overlay
 // (deploy/default, built with krusty) and the Flux install (install/rc.yaml, checked against
 // the HelmRelease and GitRepository schemas). Every rendered object is server-side applied in

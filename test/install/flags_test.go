@@ -7,7 +7,7 @@ import (
 	"github.com/fluxcd/pkg/runtime/logger"
 	"github.com/spf13/pflag"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/allinone"
 	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"

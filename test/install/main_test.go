@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
 )
 
 // releaseNamespace is where the documented commands install: flux-system.

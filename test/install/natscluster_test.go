@@ -15,7 +15,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/pki"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/pki"
 )
 
 // natsClusterValues is the values set of the bundled three-server JetStream cluster.

@@ -15,11 +15,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/pki"
 	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/pki"
 )
 
 // The rendered cluster runs: three nats-servers in-process, each from its pod's nats.conf as

@@ -29,16 +29,16 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/allinone"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/allinone"
 	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
 	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
 	"github.com/kcl-lang/flux-kcl-controller/services/watcher"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/imagepolicy"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // The services run in-process with exactly the permissions the chart grants their

@@ -14,11 +14,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/pki"
 	"github.com/kcl-lang/flux-kcl-controller/internal/natsconn"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/internal/shard"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/pki"
 )
 
 // shardsValues is the values set of two shards beside the main controller.

@@ -9,7 +9,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/splitservices"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/splitservices"
 )
 
 // suite is what TestMain started; every test shares it (Bin holds the services built).

@@ -18,9 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/fault"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // shardLabel is Flux's sharding label: each shard's selector is shardLabel=<shard>.

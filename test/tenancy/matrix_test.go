@@ -29,10 +29,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/artifactserver"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/imagepolicy"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
 	"github.com/kcl-lang/flux-kcl-controller/loadtest/fault"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/imagepolicy"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // tenantAccount is every tenant's ServiceAccount: --default-service-account and

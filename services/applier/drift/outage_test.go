@@ -16,7 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/kube"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
 )
 
 // The drift informers' lists and watches wait out a kube-apiserver restart (SIGTERM, the

@@ -9,7 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 // An R3 lease bucket on a three-node cluster: opening it again (another applier, a

@@ -10,7 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/kcl-lang/flux-kcl-controller/internal/harness/natsserver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
 )
 
 func openLeases(t *testing.T, srv *natsserver.Server, holder string, ttl time.Duration) *Leases {

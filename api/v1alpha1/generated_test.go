@@ -40,8 +40,9 @@ func TestGeneratedFilesAreUpToDate(t *testing.T) {
 	}
 
 	for generated, committed := range map[string]string{
-		filepath.Join(out, "crd", "krm.kcl.dev.fluxcd_kclruns.yaml"): filepath.Join(root, "deploy", "crd", "krm.kcl.dev.fluxcd_kclruns.yaml"),
-		filepath.Join(out, "object", "zz_generated.deepcopy.go"):     filepath.Join(root, "api", "v1alpha1", "zz_generated.deepcopy.go"),
+		filepath.Join(out, "crd", "krm.kcl.dev.fluxcd_kclruns.yaml"):       filepath.Join(root, "deploy", "crd", "krm.kcl.dev.fluxcd_kclruns.yaml"),
+		filepath.Join(out, "crd", "krm.kcl.dev.fluxcd_imagerollouts.yaml"): filepath.Join(root, "deploy", "crd", "krm.kcl.dev.fluxcd_imagerollouts.yaml"),
+		filepath.Join(out, "object", "zz_generated.deepcopy.go"):           filepath.Join(root, "api", "v1alpha1", "zz_generated.deepcopy.go"),
 	} {
 		want, err := os.ReadFile(generated)
 		if err != nil {
@@ -56,8 +57,8 @@ func TestGeneratedFilesAreUpToDate(t *testing.T) {
 		}
 	}
 	crds, err := filepath.Glob(filepath.Join(out, "crd", "*.yaml"))
-	if err != nil || len(crds) != 1 {
-		t.Errorf("expected exactly one generated CRD, got %v (%v)", crds, err)
+	if err != nil || len(crds) != 2 {
+		t.Errorf("expected the KCLRun and ImageRollout CRDs, got %v (%v)", crds, err)
 	}
 }
 

@@ -352,6 +352,31 @@ type KCLRunStatus struct {
 	// lock, what the tags and branches resolved to.
 	// +optional
 	Packages []ResolvedPackage `json:"packages,omitempty"`
+
+	// ImageRollouts lists, for each policy of the program that an
+	// ImageRollout governs, the image the rollout gave the last attempt, and
+	// the target it holds back while the KCLRun's stage is not admitted.
+	// +optional
+	ImageRollouts []KCLRunRollout `json:"imageRollouts,omitempty"`
+}
+
+// KCLRunRollout is what an ImageRollout gave a KCLRun for one policy.
+type KCLRunRollout struct {
+	// Rollout is the ImageRollout as "namespace/name".
+	Rollout string `json:"rollout"`
+	// Policy is the ImagePolicy as "namespace/name".
+	Policy string `json:"policy"`
+	// Stage is the KCLRun's stage; empty when no stage selects it (it is
+	// given last good until the rollout completes).
+	// +optional
+	Stage string `json:"stage,omitempty"`
+	// Image is the election the markers resolved to in the last attempt
+	// (RolloutImage.String).
+	Image string `json:"image"`
+	// HeldBack is the rollout's target when Image is not it: the rollout
+	// holds the KCLRun at last good.
+	// +optional
+	HeldBack string `json:"heldBack,omitempty"`
 }
 
 // ResolvedPackage is one KCL package a program imported.

@@ -51,6 +51,7 @@ func TestChartValuesSets(t *testing.T) {
 		}
 		g.Expect(find(objs, "StatefulSet", "kcl-nats")).NotTo(BeNil())
 		g.Expect(find(objs, "CustomResourceDefinition", "kclruns.krm.kcl.dev.fluxcd")).NotTo(BeNil())
+		g.Expect(find(objs, "CustomResourceDefinition", "imagerollouts.krm.kcl.dev.fluxcd")).NotTo(BeNil())
 		g.Expect(find(objs, "ClusterRoleBinding", "flux-kcl-controller-applier-cluster-admin")).NotTo(BeNil())
 		for _, kind := range []string{"PodDisruptionBudget", "ServiceMonitor", "Job"} {
 			g.Expect(kinds(objs)).NotTo(ContainElement(kind))

@@ -8,7 +8,8 @@ SHELL := /usr/bin/env bash
 CACHE ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/flux-kcl-controller
 export FKC_CACHE := $(CACHE)
 TOOLS := $(CACHE)/tools/bin
-GO_PACKAGES := ./... ./api/... ./kcl/... ./test/install/...
+MODULES := . api kcl test/install
+GO_PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 SERVICES := watcher resolver compiler applier
 
 .PHONY: all setup build kcl test test-unit e2e demo proto generate lint vet fmt loadtest clean deploy images
@@ -61,9 +62,13 @@ vet:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
+# gofmt, and every module of go.work as `go mod tidy` leaves it.
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go' | grep -v '\.pb\.go$$')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@for m in $(MODULES); do \
+	  (cd $$m && go mod tidy -diff >/dev/null) || { echo "go mod tidy needed in $$m (cd $$m && go mod tidy -diff)"; exit 1; }; \
+	done
 
 # The load driver side by side with Flux's kustomize-controller v1.9.6 (built once into the
 # cache by hack/loadtest/build.sh, not part of setup). LOADTEST_N=20 runs one size instead of

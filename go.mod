@@ -10,6 +10,7 @@ require (
 	github.com/fluxcd/pkg/cache v0.14.0
 	github.com/kcl-lang/flux-kcl-controller/api v0.0.0
 	github.com/kcl-lang/flux-kcl-controller/kcl v0.0.0
+	github.com/robfig/cron/v3 v3.0.1
 )
 
 require (

@@ -71,7 +71,7 @@ type Result struct {
 // Error is a compile or run-time error in the program, located where the official
 // engine locates it.
 type Error struct {
-	Kind    string // e.g. "CompileError", "EvaluationError", "TypeError", "AssertionError"
+	Kind    string // one of package errkind's kinds, e.g. errkind.Compile
 	Message string
 	File    string // relative to WorkDir when inside it
 	Line    int    // 1-based; 0 when unknown

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/eval"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/output"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
@@ -26,7 +27,7 @@ const (
 )
 
 // InternalErrorKind marks an engine bug turned into an error instead of a crash.
-const InternalErrorKind = "InternalError"
+const InternalErrorKind = errkind.Internal
 
 func run(ctx context.Context, opts Options) (res *Result, err error) {
 	// A bug in the engine must not take the host process down.
@@ -96,7 +97,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 			if name, tail, ok := strings.Cut(rest, ":KCL_MOD}"); ok {
 				dir, known := ext[name]
 				if !known {
-					return nil, &Error{Kind: "CannotFindModule", Message: fmt.Sprintf("the external package %s of entry %s is not given (-E %s=path)", name, f, name)}
+					return nil, &Error{Kind: errkind.CannotFindModule, Message: fmt.Sprintf("the external package %s of entry %s is not given (-E %s=path)", name, f, name)}
 				}
 				f, extName = dir+tail, name
 			}
@@ -130,7 +131,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	for _, a := range opts.Arguments {
 		name, v, ok := strings.Cut(a, "=")
 		if !ok || strings.TrimSpace(name) == "" {
-			return nil, &Error{Kind: "EvaluationError", Message: "Invalid value for top level arguments"}
+			return nil, &Error{Kind: errkind.Evaluation, Message: "Invalid value for top level arguments"}
 		}
 		optionValues[name] = argumentValue(v)
 	}
@@ -182,7 +183,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		MaxBytes:    lim.MaxOutputBytes,
 	})
 	if errors.Is(err, output.ErrOutputTooLarge) || (err == nil && int64(len(out)) > lim.MaxOutputBytes) {
-		return nil, &Error{Kind: "LimitError", Message: fmt.Sprintf("the output is larger than %d bytes", lim.MaxOutputBytes)}
+		return nil, &Error{Kind: errkind.Limit, Message: fmt.Sprintf("the output is larger than %d bytes", lim.MaxOutputBytes)}
 	}
 	if err != nil {
 		return nil, toError(err, root)
@@ -244,7 +245,7 @@ func toError(err error, root string) error {
 		return ke
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &Error{Kind: "TimeoutError", Message: err.Error()}
+		return &Error{Kind: errkind.Timeout, Message: err.Error()}
 	}
 	return err
 }

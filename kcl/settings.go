@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/modules"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -23,7 +24,7 @@ type settings struct {
 
 // PathRefusedKind marks a settings file or an entry file that lies outside the
 // program's root, by its path or through a symlink: it is refused unread.
-const PathRefusedKind = "PathRefused"
+const PathRefusedKind = errkind.PathRefused
 
 // loadSettings reads settings files (relative to workDir) in order; later files
 // win for flags, options accumulate. Each file must lie inside root, symlinks
@@ -53,18 +54,18 @@ func loadSettings(root, workDir string, files []string) (*settings, error) {
 			if !errors.Is(err, fs.ErrNotExist) && symlinkEscapes(root, p) {
 				return nil, &Error{Kind: PathRefusedKind, Message: fmt.Sprintf("settings file %q is a symlink to a file outside the program root", f)}
 			}
-			return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+			return nil, &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
 		}
 		doc, err := decodeYAML(b)
 		if err != nil {
-			return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+			return nil, &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
 		}
 		d, ok := doc.(*value.Dict)
 		if !ok {
 			if value.IsNoneOrUndefined(doc) {
 				continue
 			}
-			return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+			return nil, &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
 		}
 		if cv, ok := d.Get("kcl_cli_configs"); ok {
 			if c, ok := cv.(*value.Dict); ok {
@@ -100,18 +101,18 @@ func loadSettings(root, workDir string, files []string) (*settings, error) {
 		if ov, ok := d.Get("kcl_options"); ok {
 			l, ok := ov.(*value.List)
 			if !ok && !value.IsNoneOrUndefined(ov) {
-				return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+				return nil, &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
 			}
 			if l != nil {
 				for _, el := range l.Elems {
 					kd, ok := el.(*value.Dict)
 					if !ok {
-						return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+						return nil, &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
 					}
 					k, _ := kd.Get("key")
 					v, _ := kd.Get("value")
 					if k == nil {
-						return nil, &Error{Kind: "EvaluationError", Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
+						return nil, &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Failed to load '%s', invalid setting file format", f)}
 					}
 					if v == nil {
 						v = value.None

@@ -5,6 +5,7 @@ package builtins
 import (
 	"fmt"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -47,11 +48,11 @@ func init() {
 }
 
 func evalErr(format string, args ...any) *value.Error {
-	return value.Errorf(value.KindEvaluation, format, args...)
+	return value.Errorf(errkind.Evaluation, format, args...)
 }
 
 func typeErr(format string, args ...any) *value.Error {
-	return value.Errorf(value.KindEvaluation, format, args...)
+	return value.Errorf(errkind.Evaluation, format, args...)
 }
 
 // arg returns the i-th positional argument or the keyword argument name.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -111,10 +112,10 @@ func toInt(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 		if t != nil && t.Debug {
 			exact := new(big.Int).Mul(big.NewInt(v.Raw), big.NewInt(unitMultiplier(v.Suffix)))
 			if t.StrictRangeCheck && (!exact.IsInt64() || exact.Int64() != int64(int32(exact.Int64()))) {
-				return nil, value.Errorf(value.KindEvaluation, "%s: A 32 bit integer overflow", exact)
+				return nil, value.Errorf(errkind.Evaluation, "%s: A 32 bit integer overflow", exact)
 			}
 			if !exact.IsInt64() {
-				return nil, value.Errorf(value.KindEvaluation, "%s: A 64 bit integer overflow", exact)
+				return nil, value.Errorf(errkind.Evaluation, "%s: A 64 bit integer overflow", exact)
 			}
 		}
 		return value.Int(value.SaturatingInt(v.Real)), nil
@@ -156,10 +157,10 @@ func toFloat(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []val
 	}
 	check := func(f float64) (value.Value, error) {
 		if t != nil && t.StrictRangeCheck && math.IsInf(float64(float32(f)), 0) && !math.IsInf(f, 0) {
-			return nil, value.Errorf(value.KindEvaluation, "inf: A 32-bit floating point number overflow")
+			return nil, value.Errorf(errkind.Evaluation, "inf: A 32-bit floating point number overflow")
 		}
 		if (t == nil || t.Debug || !t.StrictRangeCheck) && math.IsInf(f, 0) {
-			return nil, value.Errorf(value.KindEvaluation, "inf: A 64-bit floating point number overflow")
+			return nil, value.Errorf(errkind.Evaluation, "inf: A 64-bit floating point number overflow")
 		}
 		return value.Float(f), nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -271,7 +272,7 @@ func rangeOf(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []val
 		}
 	}
 	if n > 1<<28 {
-		return nil, value.Errorf(value.KindLimit, "range() result is too large (%d elements)", n)
+		return nil, value.Errorf(errkind.Limit, "range() result is too large (%d elements)", n)
 	}
 	elems := make([]value.Value, 0, n)
 	for i, c := int64(0), int64(i0); i < n; i, c = i+1, c+int64(st) {

@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -25,7 +26,7 @@ func method(name string, fn func(s string, args []value.Value, kwargs []value.KV
 func StrMethod(s value.Str, name string) (value.Value, error) {
 	m, ok := strMethods[name]
 	if !ok {
-		return nil, value.Errorf(value.KindAttribute, "str object attr '%s' not found", name)
+		return nil, value.Errorf(errkind.Attribute, "str object attr '%s' not found", name)
 	}
 	return m.BindReceiver(s), nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/kcl"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/difftest/gen"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/difftest/oracle"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/eval"
 )
 
@@ -100,25 +101,11 @@ func oursRun(dir string, inv invocation) answer {
 	if err != nil {
 		var kerr *kcl.Error
 		if errors.As(err, &kerr) {
-			return answer{kind: renderedKind(kerr.Kind), msg: kerr.Message}
+			return answer{kind: errkind.Printed(kerr.Kind), msg: kerr.Message}
 		}
 		return answer{kind: "GoError", msg: err.Error()}
 	}
 	return answer{ok: true, yaml: strings.TrimSuffix(string(res.YAML), "\n"), log: log.String()}
-}
-
-// renderedKind is the kind the official engine prints for one of ours: every
-// run-time error is an EvaluationError there (error code E3M38).
-func renderedKind(k string) string {
-	switch k {
-	case "InvalidSyntax", "TabError", "IndentationError", "IllegalParameterError", "ImmutableError",
-		"IndexSignatureError", "CannotFindModule", "CompileError", "TypeError", "IllegalInheritError",
-		"UniqueKeyError", "IllegalAttributeError", "RecursiveLoad", "ImportError", "NameError",
-		"CannotAddMembersError", "IllegalArgumentError", "MultiInheritError", "CycleInheritError",
-		"UnknownDecoratorError", "InvalidFormatSpecError":
-		return k
-	}
-	return "EvaluationError"
 }
 
 func official(srv *oracle.Server, dir string, args []gen.Arg) (answer, error) {

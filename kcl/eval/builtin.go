@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -47,7 +48,7 @@ func (in *Interp) builtinOption(t *value.Thread, b *value.Builtin, args []value.
 	v, ok := in.thread.Options[key]
 	if !ok || value.IsNoneOrUndefined(v) {
 		if required && value.IsNoneOrUndefined(def) {
-			return nil, value.Errorf(value.KindEvaluation, "option('%s') must be initialized, try '-D %s=?' argument", key, key)
+			return nil, value.Errorf(errkind.Evaluation, "option('%s') must be initialized, try '-D %s=?' argument", key, key)
 		}
 		v = def
 	}
@@ -63,7 +64,7 @@ func convertOption(v value.Value, typ string) (value.Value, error) {
 		if str, ok := v.(value.Str); ok {
 			s = string(str)
 		}
-		return nil, value.Errorf(value.KindEvaluation, "cannot use '%s' as type '%s'", s, typ)
+		return nil, value.Errorf(errkind.Evaluation, "cannot use '%s' as type '%s'", s, typ)
 	}
 	switch typ {
 	case "bool":

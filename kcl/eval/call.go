@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -91,9 +92,9 @@ func (in *Interp) evalCall(e *env, x *syntax.CallExpr) (value.Value, error) {
 			return nil, &moved
 		}
 		var me *Error
-		if errors.As(err, &me) && me.Kind == KindCompile && strings.HasPrefix(me.Msg, "expected ") && strings.Contains(me.Msg, "positional argument") {
+		if errors.As(err, &me) && me.Kind == errkind.Compile && strings.HasPrefix(me.Msg, "expected ") && strings.Contains(me.Msg, "positional argument") {
 			// Missing arguments are reported at the call.
-			return nil, &Error{Kind: KindCompile, Pos: x.Pos(), Msg: me.Msg}
+			return nil, &Error{Kind: errkind.Compile, Pos: x.Pos(), Msg: me.Msg}
 		}
 		return nil, locate(err, lineOnly(x.Pos()))
 	}
@@ -118,7 +119,7 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 			}
 		}
 		if !known && !lambda {
-			return nil, &Error{Kind: KindCompile, Pos: pos, args: &argMismatch{keyword: kw.Key},
+			return nil, &Error{Kind: errkind.Compile, Pos: pos, args: &argMismatch{keyword: kw.Key},
 				Msg: fmt.Sprintf("got an unexpected keyword argument '%s'", kw.Key)}
 		}
 	}
@@ -126,7 +127,7 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 	// given: an argument too many or an unknown keyword is dropped, a
 	// missing one is None (the static pass checks the calls it can type).
 	if len(args) > len(params.Args) && !lambda {
-		return nil, &Error{Kind: KindCompile, Pos: pos, args: &argMismatch{want: len(params.Args), got: len(args)},
+		return nil, &Error{Kind: errkind.Compile, Pos: pos, args: &argMismatch{want: len(params.Args), got: len(args)},
 			Msg: fmt.Sprintf("takes %d positional argument but %d were given", len(params.Args), len(args))}
 	}
 	for i, p := range params.Args {
@@ -150,7 +151,7 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 			} else if missingNone || lambda {
 				v = value.None
 			} else {
-				return nil, &Error{Kind: KindCompile, Pos: pos, Msg: fmt.Sprintf("expected %d positional %s, found %d", len(params.Args), plural(len(params.Args), "argument"), len(args))}
+				return nil, &Error{Kind: errkind.Compile, Pos: pos, Msg: fmt.Sprintf("expected %d positional %s, found %d", len(params.Args), plural(len(params.Args), "argument"), len(args))}
 			}
 		}
 		if i < len(params.TyList) && params.TyList[i] != nil {
@@ -222,7 +223,7 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 			return nil, err
 		}
 	} else if len(args) > 0 {
-		return nil, errorAt(lineOnly(x.Pos()), value.KindEvaluation, "expected 0 positional arguments, found %d", len(args))
+		return nil, errorAt(lineOnly(x.Pos()), errkind.Evaluation, "expected 0 positional arguments, found %d", len(args))
 	}
 	c := *lf.env
 	le := &c
@@ -279,13 +280,13 @@ func (in *Interp) argumentError(x *syntax.CallExpr, m *argMismatch) error {
 				pos = k.Pos()
 			}
 		}
-		return errorAt(pos, KindCompile, "\"%s\" got an unexpected keyword argument '%s'", name, m.keyword)
+		return errorAt(pos, errkind.Compile, "\"%s\" got an unexpected keyword argument '%s'", name, m.keyword)
 	}
 	pos := x.Pos()
 	if m.want < len(x.Args) {
 		pos = x.Args[m.want].Pos()
 	}
-	return errorAt(pos, KindCompile, "\"%s\" takes %d positional %s but %d were given", name, m.want, plural(m.want, "argument"), m.got)
+	return errorAt(pos, errkind.Compile, "\"%s\" takes %d positional %s but %d were given", name, m.want, plural(m.want, "argument"), m.got)
 }
 
 func plural(n int, word string) string {

@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -111,7 +112,7 @@ func (in *Interp) addConfigEntry(e *env, d *value.Dict, it *syntax.ConfigEntry) 
 		if err != nil {
 			return err
 		}
-		return errorAt(it.Key.Pos(), KindIllegalAttribute, "A attribute must be string type, got '%s(%s)'", kv.Type(), kv.String())
+		return errorAt(it.Key.Pos(), errkind.IllegalAttribute, "A attribute must be string type, got '%s(%s)'", kv.Type(), kv.String())
 	default:
 		kv, err := in.eval(e, it.Key)
 		if err != nil {
@@ -156,7 +157,7 @@ func (in *Interp) addConfigIf(e *env, d *value.Dict, x *syntax.ConfigIfEntryExpr
 	case *syntax.ConfigExpr:
 		return in.addConfigEntries(e, d, o.Items)
 	}
-	return errorAt(x.Pos(), KindCompile, "invalid config if entry")
+	return errorAt(x.Pos(), errkind.Compile, "invalid config if entry")
 }
 
 // mergeEntry inserts key into d, unioning with an existing value.
@@ -275,11 +276,11 @@ func (in *Interp) comprehend(e *env, gens []*syntax.CompClause, body func(*env) 
 	}
 	g := gens[0]
 	if len(g.Targets) > 2 {
-		return errorAt(g.Targets[2].Pos(), KindCompile, "the number of loop variables is %d, which can only be 1 or 2", len(g.Targets))
+		return errorAt(g.Targets[2].Pos(), errkind.Compile, "the number of loop variables is %d, which can only be 1 or 2", len(g.Targets))
 	}
 	for _, t := range g.Targets {
 		if len(t.Names) > 1 {
-			return errorAt(t.Pos(), KindCompile, "loop variables can only be ordinary identifiers")
+			return errorAt(t.Pos(), errkind.Compile, "loop variables can only be ordinary identifiers")
 		}
 	}
 	it, err := in.eval(e, g.Iter)
@@ -362,7 +363,7 @@ func (in *Interp) forEach(it value.Value, nvars int, pos syntax.Position, fn fun
 	}
 	// None and Undefined are not iterable either: a comprehension over a
 	// missing option("items") fails instead of yielding nothing.
-	return errorAt(lineOnly(pos), value.KindEvaluation, "'%s' object is not iterable", it.Type())
+	return errorAt(lineOnly(pos), errkind.Evaluation, "'%s' object is not iterable", it.Type())
 }
 
 func (in *Interp) evalQuant(e *env, x *syntax.QuantExpr) (value.Value, error) {
@@ -414,7 +415,7 @@ func (in *Interp) evalQuant(e *env, x *syntax.QuantExpr) (value.Value, error) {
 			if _, isStr := target.(value.Str); isStr && !t.Truth() {
 				// The official filter removes what fails from a copy of
 				// its target: a str has no items to remove.
-				return errorAt(lineOnly(x.Pos()), value.KindEvaluation, "only list, dict and schema can be removed item")
+				return errorAt(lineOnly(x.Pos()), errkind.Evaluation, "only list, dict and schema can be removed item")
 			}
 			if t.Truth() {
 				if filteredDict != nil {

@@ -4,20 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
-)
-
-// Error kinds the evaluator raises besides the value package's.
-const (
-	KindCompile          = "CompileError"
-	KindImmutable        = "ImmutableError"
-	KindCannotFindModule = "CannotFindModule"
-	KindIllegalInherit   = "IllegalInheritError"
-	KindIllegalAttribute = "IllegalAttributeError"
-	KindIllegalParameter = "IllegalParameterError"
-	KindRecursiveLoad    = "RecursiveLoad"
-	KindIndexSignature   = "IndexSignatureError"
 )
 
 // Error is a program error with the position the official engine reports.
@@ -95,7 +84,7 @@ func locate(err error, pos syntax.Position) error {
 	if errors.As(err, &se) {
 		return syntaxError(se)
 	}
-	return &Error{Kind: value.KindEvaluation, Msg: err.Error(), Pos: pos}
+	return &Error{Kind: errkind.Evaluation, Msg: err.Error(), Pos: pos}
 }
 
 // lineOnly drops the column: the official runtime locates most run-time errors
@@ -117,7 +106,7 @@ func syntaxError(se *syntax.Error) *Error {
 
 func (e *Error) isSyntax() bool {
 	switch e.Kind {
-	case syntax.KindInvalidSyntax, syntax.KindTabError, syntax.KindIndentationError:
+	case errkind.InvalidSyntax, errkind.Tab, errkind.Indentation:
 		return true
 	}
 	return false

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/builtins"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/output"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
@@ -99,9 +100,9 @@ func (in *Interp) eval(e *env, x syntax.Expr) (value.Value, error) {
 	case *syntax.StarredExpr:
 		return in.eval(e, x.Value)
 	case *syntax.MissingExpr:
-		return nil, errorAt(x.Pos(), syntax.KindInvalidSyntax, "expected expression")
+		return nil, errorAt(x.Pos(), errkind.InvalidSyntax, "expected expression")
 	}
-	return nil, errorAt(x.Pos(), KindCompile, "unsupported expression %T", x)
+	return nil, errorAt(x.Pos(), errkind.Compile, "unsupported expression %T", x)
 }
 
 func numberValue(n *syntax.NumberLit) value.Value {
@@ -179,17 +180,17 @@ func (in *Interp) getAttr(v value.Value, name string, pos syntax.Position) (valu
 		if r, ok := x.Config.Get(name); ok {
 			return r, nil
 		}
-		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "schema '%s' attribute '%s' not found", x.Type(), name)
+		return nil, errorAt(lineOnly(pos), errkind.Evaluation, "schema '%s' attribute '%s' not found", x.Type(), name)
 	case *value.Module:
 		if r, ok := x.Attr(name); ok {
 			return r, nil
 		}
-		return nil, errorAt(pos, value.KindEvaluation, "module '%s' has no attribute '%s'", x.Name, name)
+		return nil, errorAt(pos, errkind.Evaluation, "module '%s' has no attribute '%s'", x.Name, name)
 	case value.Str:
 		if m, ok := methodOf(v, name); ok {
 			return m, nil
 		}
-		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "str object attr '%s' not found", name)
+		return nil, errorAt(lineOnly(pos), errkind.Evaluation, "str object attr '%s' not found", name)
 	case *value.Function, *value.Builtin:
 		if f, ok := x.(*value.Function); ok {
 			if def, ok := f.Closure.(*schemaDef); ok {
@@ -198,9 +199,9 @@ func (in *Interp) getAttr(v value.Value, name string, pos syntax.Position) (valu
 				}
 			}
 		}
-		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "schema object attr '%s' not found", name)
+		return nil, errorAt(lineOnly(pos), errkind.Evaluation, "schema object attr '%s' not found", name)
 	}
-	return nil, errorAt(lineOnly(pos), value.KindEvaluation, "invalid value '%s' to load attribute '%s'", v.Type(), name)
+	return nil, errorAt(lineOnly(pos), errkind.Evaluation, "invalid value '%s' to load attribute '%s'", v.Type(), name)
 }
 
 // methodOf finds a builtin method such as "abc".upper.
@@ -292,14 +293,14 @@ func (in *Interp) evalCompare(e *env, x *syntax.Compare) (value.Value, error) {
 		}
 		vop, ok := cmpOps[op]
 		if !ok {
-			return nil, errorAt(x.Pos(), KindCompile, "unsupported comparison %s", op)
+			return nil, errorAt(x.Pos(), errkind.Compile, "unsupported comparison %s", op)
 		}
 		// The official checker rejects ordering lists.
 		if vop == value.Lt || vop == value.LtE || vop == value.Gt || vop == value.GtE {
 			_, ll := l.(*value.List)
 			_, rl := r.(*value.List)
 			if ll && rl {
-				return nil, errorAt(x.Pos(), value.KindType, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), literalTypeString(l), literalTypeString(r))
+				return nil, errorAt(x.Pos(), errkind.Type, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), literalTypeString(l), literalTypeString(r))
 			}
 		}
 		res, err := value.Compare(vop, l, r)
@@ -349,20 +350,20 @@ func (in *Interp) index(v, idx value.Value, pos syntax.Position) (value.Value, e
 	case *value.List:
 		n, ok := idx.(value.Int)
 		if !ok {
-			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "'list' object is not subscriptable with '%s'", idx.Type())
+			return nil, errorAt(lineOnly(pos), errkind.Evaluation, "'list' object is not subscriptable with '%s'", idx.Type())
 		}
 		i := int(n)
 		if i < 0 {
 			i += len(c.Elems)
 		}
 		if i < 0 || i >= len(c.Elems) {
-			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "list index out of range: %d", int(n))
+			return nil, errorAt(lineOnly(pos), errkind.Evaluation, "list index out of range: %d", int(n))
 		}
 		return c.Elems[i], nil
 	case value.Str:
 		n, ok := idx.(value.Int)
 		if !ok {
-			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "'str' object is not subscriptable with '%s'", idx.Type())
+			return nil, errorAt(lineOnly(pos), errkind.Evaluation, "'str' object is not subscriptable with '%s'", idx.Type())
 		}
 		rs := []rune(string(c))
 		i := int(n)
@@ -370,7 +371,7 @@ func (in *Interp) index(v, idx value.Value, pos syntax.Position) (value.Value, e
 			i += len(rs)
 		}
 		if i < 0 || i >= len(rs) {
-			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "string index out of range: %d", int(n))
+			return nil, errorAt(lineOnly(pos), errkind.Evaluation, "string index out of range: %d", int(n))
 		}
 		return value.Str(string(rs[i])), nil
 	case *value.Dict:
@@ -389,7 +390,7 @@ func (in *Interp) index(v, idx value.Value, pos syntax.Position) (value.Value, e
 			return value.Undefined, nil
 		}
 	}
-	return nil, errorAt(lineOnly(pos), value.KindEvaluation, "'%s' object is not subscriptable with '%s'", v.Type(), idx.Type())
+	return nil, errorAt(lineOnly(pos), errkind.Evaluation, "'%s' object is not subscriptable with '%s'", v.Type(), idx.Type())
 }
 
 func slice(v value.Value, b [3]value.Value, pos syntax.Position) (value.Value, error) {
@@ -402,14 +403,14 @@ func slice(v value.Value, b [3]value.Value, pos syntax.Position) (value.Value, e
 		rs = []rune(string(c))
 		n = len(rs)
 	default:
-		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "invalid slice object %s", v.Type())
+		return nil, errorAt(lineOnly(pos), errkind.Evaluation, "invalid slice object %s", v.Type())
 	}
 	step := 1
 	if s, ok := b[2].(value.Int); ok {
 		step = int(s)
 	}
 	if step == 0 {
-		return nil, errorAt(lineOnly(pos), value.KindEvaluation, "slice step cannot be zero")
+		return nil, errorAt(lineOnly(pos), errkind.Evaluation, "slice step cannot be zero")
 	}
 	clamp := func(x value.Value, def int) int {
 		i, ok := x.(value.Int)
@@ -554,7 +555,7 @@ func unpackList(v value.Value, pos syntax.Position) ([]value.Value, error) {
 // errUnpack is the runtime's error for `*x` or `**x` on a value that cannot be
 // unpacked; it prints the value itself, as str() would.
 func errUnpack(v value.Value, pos syntax.Position) error {
-	return errorAt(lineOnly(pos), value.KindEvaluation, "only list, dict and schema object can be used with unpack operators * and **, got %s", v.String())
+	return errorAt(lineOnly(pos), errkind.Evaluation, "only list, dict and schema object can be used with unpack operators * and **, got %s", v.String())
 }
 
 func (in *Interp) evalJoinedString(e *env, x *syntax.JoinedString) (value.Value, error) {
@@ -581,7 +582,7 @@ func (in *Interp) evalFormatted(e *env, x *syntax.FormattedValue) (value.Value, 
 	case "#yaml":
 		return value.Str(formatYAML(v)), nil
 	default:
-		return nil, errorAt(x.Pos(), KindCompile, "%s is a invalid format spec", strings.TrimSpace(x.FormatSpec))
+		return nil, errorAt(x.Pos(), errkind.Compile, "%s is a invalid format spec", strings.TrimSpace(x.FormatSpec))
 	}
 	return value.Str(interpolationText(v)), nil
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -163,7 +164,7 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 		return nil, err
 	}
 	if !staticPassOff {
-		err = in.resolveGuarded(mainPkg)
+		err = in.checkGuarded(mainPkg)
 	}
 	in.collectSyntax = false
 	if len(in.syntaxErrs) > 0 {
@@ -218,7 +219,7 @@ func (in *Interp) mergeExprResults(globals *value.Dict) (value.Value, error) {
 		if value.Equal(acc, r.v) {
 			continue
 		}
-		return nil, errorAt(lineOnly(r.pos), value.KindEvaluation, "conflicting values between %s and %s", summary(r.v), summary(acc))
+		return nil, errorAt(lineOnly(r.pos), errkind.Evaluation, "conflicting values between %s and %s", summary(r.v), summary(acc))
 	}
 	return acc, nil
 }
@@ -239,7 +240,7 @@ func (in *Interp) loadMain() (*pkgState, error) {
 		if in.sb.IsDir(f) {
 			files, err := in.sb.KFiles(f)
 			if err != nil {
-				return nil, &Error{Kind: KindCannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s", f)}
+				return nil, &Error{Kind: errkind.CannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s", f)}
 			}
 			if p.dir == "" {
 				p.dir = f
@@ -268,7 +269,7 @@ func (in *Interp) loadMain() (*pkgState, error) {
 func (in *Interp) addFile(p *pkgState, path string, main bool) error {
 	m, err := in.sb.parse(path, main)
 	if errors.Is(err, errSourceUnreadable) {
-		return &Error{Kind: KindCannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s from %s", filepath.Base(path), path)}
+		return &Error{Kind: errkind.CannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s from %s", filepath.Base(path), path)}
 	}
 	var se *Error
 	if errors.As(err, &se) && m != nil && se.isSyntax() && in.collectSyntax {
@@ -315,7 +316,7 @@ func checkImmutable(refs []stmtRef) error {
 						continue
 					}
 					if first, ok := seen[name]; ok {
-						return &Error{Kind: KindImmutable, Pos: t.Pos(),
+						return &Error{Kind: errkind.Immutable, Pos: t.Pos(),
 							Msg:    fmt.Sprintf("Can not change the value of '%s', because it was declared immutable", name),
 							Labels: []Label{{Pos: first, Msg: fmt.Sprintf("The variable '%s' is declared here", name)}},
 							Note:   fmt.Sprintf("change the variable name to '_%s' to make it mutable", name)}
@@ -325,7 +326,7 @@ func checkImmutable(refs []stmtRef) error {
 			case *syntax.AugAssignStmt:
 				name := s.Target.Name.Value
 				if first, ok := seen[name]; ok && !isPrivate(name) {
-					return &Error{Kind: KindImmutable, Pos: s.Target.Pos(),
+					return &Error{Kind: errkind.Immutable, Pos: s.Target.Pos(),
 						Msg:    fmt.Sprintf("Immutable variable '%s' is modified during compiling", name),
 						Labels: []Label{{Pos: first, Msg: fmt.Sprintf("The variable '%s' is declared here firstly", name)}},
 						Note:   fmt.Sprintf("change the variable name to '_%s' to make it mutable", name)}
@@ -411,7 +412,7 @@ func (in *Interp) debugLocate(err error, stmt syntax.Stmt) error {
 		return err
 	}
 	switch e.Kind {
-	case value.KindEvaluation, value.KindAssertion, value.KindSchemaCheck:
+	case errkind.Evaluation, errkind.Assertion, errkind.SchemaCheck:
 	default:
 		return err
 	}

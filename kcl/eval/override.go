@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
@@ -13,7 +14,7 @@ import (
 func (in *Interp) applyOverrides(p *pkgState) error {
 	for _, spec := range in.cfg.Overrides {
 		if err := applyOverride(p, spec); err != nil {
-			return &Error{Kind: "EvaluationError", Msg: err.Error()}
+			return &Error{Kind: errkind.Evaluation, Msg: err.Error()}
 		}
 	}
 	if len(in.cfg.Overrides) > 0 {

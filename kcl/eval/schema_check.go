@@ -6,6 +6,7 @@ package eval
 import (
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -93,9 +94,9 @@ func (in *Interp) runCheck(e *env, c *syntax.CheckExpr) error {
 	}
 	if !in.checkPos.IsValid() {
 		// A called instance (`S()`): no config meta to point at.
-		return errorAt(lineOnly(at), value.KindEvaluation, "%s", msg)
+		return errorAt(lineOnly(at), errkind.Evaluation, "%s", msg)
 	}
-	return &Error{Kind: value.KindEvaluation, Msg: "Instance check failed", Pos: in.checkPos,
+	return &Error{Kind: errkind.Evaluation, Msg: "Instance check failed", Pos: in.checkPos,
 		Labels: []Label{{Pos: lineOnly(at), Msg: msg}}, Detail: detail}
 }
 
@@ -114,7 +115,7 @@ func checkRequired(v value.Value, pos syntax.Position) error {
 					if m, ok := x.Meta.(instanceMeta); ok && m.pos.IsValid() {
 						at = m.pos
 					}
-					return errorAt(lineOnly(at), value.KindEvaluation, "attribute '%s' of %s is required and can't be None or Undefined", name, def.name)
+					return errorAt(lineOnly(at), errkind.Evaluation, "attribute '%s' of %s is required and can't be None or Undefined", name, def.name)
 				}
 			}
 		}
@@ -189,7 +190,7 @@ func (in *Interp) checkDeprecated(e *env, decorators []*syntax.CallExpr, name st
 		if reason != "" {
 			msg += ", " + reason
 		}
-		return errorAt(lineOnly(pos), value.KindEvaluation, "%s", msg)
+		return errorAt(lineOnly(pos), errkind.Evaluation, "%s", msg)
 	}
 	return nil
 }
@@ -204,7 +205,7 @@ func (in *Interp) attrTypeError(f *schemaFrame, a attrDecl, name string, v value
 	if in.lastNode != nil {
 		pos = in.lastNode.Pos()
 	}
-	return errorAt(lineOnly(pos), value.KindEvaluation, "expect %s, got %s%s", want, typeName(v), details)
+	return errorAt(lineOnly(pos), errkind.Evaluation, "expect %s, got %s%s", want, typeName(v), details)
 }
 
 // literalTypeString is the type the official checker infers for a literal

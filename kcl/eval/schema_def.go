@@ -4,6 +4,7 @@
 package eval
 
 import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -83,10 +84,10 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 		}
 		pdef, ok := schemaDefOf(pv)
 		if !ok {
-			return nil, errorAt(s.ParentName.Pos(), KindIllegalInherit, "invalid schema inherit object type, expect schema, got '%s'", pv.Type())
+			return nil, errorAt(s.ParentName.Pos(), errkind.IllegalInherit, "invalid schema inherit object type, expect schema, got '%s'", pv.Type())
 		}
 		if pdef.stmt != nil && pdef.stmt.IsMixin {
-			return nil, errorAt(s.ParentName.Pos(), KindIllegalInherit, "mixin inheritance %s is prohibited", pdef.name)
+			return nil, errorAt(s.ParentName.Pos(), errkind.IllegalInherit, "mixin inheritance %s is prohibited", pdef.name)
 		}
 		def.parent = pdef
 		def.indexSig, def.indexEnv = pdef.indexSig, pdef.indexEnv
@@ -98,7 +99,7 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 		}
 		mdef, ok := schemaDefOf(mv)
 		if !ok {
-			return nil, errorAt(m.Pos(), KindIllegalInherit, "illegal schema mixin object type, expected mixin, got '%s'", mv.Type())
+			return nil, errorAt(m.Pos(), errkind.IllegalInherit, "illegal schema mixin object type, expected mixin, got '%s'", mv.Type())
 		}
 		def.mixins = append(def.mixins, mdef)
 	}
@@ -246,7 +247,7 @@ func checkParams(a *syntax.Arguments) error {
 		if i < len(a.Defaults) && a.Defaults[i] != nil {
 			lastDefault = a.Defaults[i]
 		} else if lastDefault != nil {
-			return &Error{Kind: KindIllegalParameter, Msg: "non-default argument follows default argument", Pos: lastDefault.Pos(),
+			return &Error{Kind: errkind.IllegalParameter, Msg: "non-default argument follows default argument", Pos: lastDefault.Pos(),
 				Note: "A default argument value must be followed by other default arguments"}
 		}
 	}
@@ -255,7 +256,7 @@ func checkParams(a *syntax.Arguments) error {
 
 // checkIndexSignature reports a schema attribute named as the index
 // signature's key (an attribute's type against the signature's value type is
-// the static pass's, kcl/resolve).
+// the static pass's, kcl/check).
 func checkIndexSignature(s *syntax.SchemaStmt) error {
 	sig := s.IndexSignature
 	for _, st := range s.Body {
@@ -264,7 +265,7 @@ func checkIndexSignature(s *syntax.SchemaStmt) error {
 			continue
 		}
 		if sig.KeyName != nil && sig.KeyName.Value == a.Name.Value {
-			return errorAt(sig.Pos(), KindIndexSignature, "index signature attribute name '%s' cannot have the same name as schema attributes", a.Name.Value)
+			return errorAt(sig.Pos(), errkind.IndexSignature, "index signature attribute name '%s' cannot have the same name as schema attributes", a.Name.Value)
 		}
 	}
 	return nil

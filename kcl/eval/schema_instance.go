@@ -5,6 +5,7 @@
 package eval
 
 import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -70,11 +71,11 @@ func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, err
 		if isContainerValue(tv) {
 			return in.union(tv, cfg, x.Pos())
 		}
-		return nil, errorAt(x.Name.Pos(), value.KindEvaluation, "'%s' is not a schema type", x.Name.Name())
+		return nil, errorAt(x.Name.Pos(), errkind.Evaluation, "'%s' is not a schema type", x.Name.Name())
 	}
 	d, ok := value.AsDict(cfg)
 	if !ok {
-		return nil, errorAt(x.Pos(), value.KindType, "schema config must be a dict, got %s", cfg.Type())
+		return nil, errorAt(x.Pos(), errkind.Type, "schema config must be a dict, got %s", cfg.Type())
 	}
 	in.nextCfgExpr, _ = x.Config.(*syntax.ConfigExpr)
 	return in.instantiate(def, d, args, kwargs, x.Pos(), e.pkg.path)
@@ -137,7 +138,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	for d := def; d != nil; d = d.parent {
 		if d.selfParent {
 			// The official engine's own failure, word for word.
-			return nil, errorAt(lineOnly(pos), value.KindEvaluation, "RefCell already borrowed")
+			return nil, errorAt(lineOnly(pos), errkind.Evaluation, "RefCell already borrowed")
 		}
 	}
 	// Protocols and mixins are instantiated like schemas, as in 0.12.1.
@@ -170,9 +171,9 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		}
 		if !hasParams {
 			if len(kwargs) > 0 {
-				return nil, errorAt(pos, KindCompile, "\"%s\" got an unexpected keyword argument '%s'", def.name, kwargs[0].Key)
+				return nil, errorAt(pos, errkind.Compile, "\"%s\" got an unexpected keyword argument '%s'", def.name, kwargs[0].Key)
 			}
-			return nil, errorAt(pos, KindCompile, "\"%s\" takes 0 positional argument but %d were given", def.name, len(args))
+			return nil, errorAt(pos, errkind.Compile, "\"%s\" takes 0 positional argument but %d were given", def.name, len(args))
 		}
 	}
 	in.schemaStack++
@@ -256,7 +257,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			if def.stmt != nil && len(def.stmt.Body) > 0 {
 				at = lineOnly(def.stmt.Body[0].Pos())
 			}
-			return nil, errorAt(at, value.KindEvaluation, "No attribute named '%s' in the schema '%s'", ent.Key, def.name)
+			return nil, errorAt(at, errkind.Evaluation, "No attribute named '%s' in the schema '%s'", ent.Key, def.name)
 		}
 		relaxedKeys = append(relaxedKeys, ent.Key)
 	}
@@ -497,7 +498,7 @@ func (in *Interp) applyEntry(v value.Value, ent value.Entry, pos syntax.Position
 
 func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
 	if e.schema == nil {
-		return errorAt(s.Pos(), KindCompile, "schema attribute outside a schema")
+		return errorAt(s.Pos(), errkind.Compile, "schema attribute outside a schema")
 	}
 	var v value.Value = value.Undefined
 	if s.Value == nil && !s.IsOptional {

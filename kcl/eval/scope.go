@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/builtins"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -177,7 +178,7 @@ func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value,
 			return value.Undefined, nil
 		}
 	}
-	return nil, errorAt(pos, KindCompile, "name '%s' is not defined", name)
+	return nil, errorAt(pos, errkind.Compile, "name '%s' is not defined", name)
 }
 
 // globalLookup reads a package global, backtracking its assignments (see

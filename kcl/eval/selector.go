@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -20,7 +21,7 @@ func (in *Interp) selectPaths(out value.Value, selectors []string) (value.Value,
 		}
 		v, ok := selectPath(out, strings.Split(path, "."))
 		if !ok {
-			return nil, errorAt(in.lastStmtPos(), value.KindEvaluation, "invalid path select operand %s, value not found", sel)
+			return nil, errorAt(in.lastStmtPos(), errkind.Evaluation, "invalid path select operand %s, value not found", sel)
 		}
 		results = append(results, v)
 		parts := strings.Split(path, ".")

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/modules"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
@@ -162,7 +163,7 @@ func (in *Interp) runStmt(e *env, s syntax.Stmt) (value.Value, error) {
 		defer in.popTargets(in.pushTargets(s))
 		return value.None, in.execSchemaAttr(e, s)
 	}
-	return nil, errorAt(s.Pos(), KindCompile, "unsupported statement %T", s)
+	return nil, errorAt(s.Pos(), errkind.Compile, "unsupported statement %T", s)
 }
 
 // pushTargets pushes the names s assigns on the target stack (see lazy.go)
@@ -203,7 +204,7 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 				// The official message names the type declared first, and
 				// points at that declaration.
 				was := syntax.TypeString(old.ty)
-				return &Error{Kind: value.KindType, Pos: t.Pos(), Msg: fmt.Sprintf("can not change the type of '%s' to %s", name, was),
+				return &Error{Kind: errkind.Type, Pos: t.Pos(), Msg: fmt.Sprintf("can not change the type of '%s' to %s", name, was),
 					Labels: []Label{{Pos: old.pos, Msg: "expected " + was}}}
 			}
 			ls.types[name] = declaredType{ty: ty, env: &env{file: e.file, pkg: e.pkg}, pos: t.Pos()}
@@ -226,7 +227,7 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 		return in.setName(e, name, v, t.Pos(), plain)
 	}
 	if atTop && !isPrivate(name) {
-		return errorAt(t.Pos(), KindImmutable, "Can not change the value of '%s', because it was declared immutable", name)
+		return errorAt(t.Pos(), errkind.Immutable, "Can not change the value of '%s', because it was declared immutable", name)
 	}
 	base, err := in.lookup(e, name, t.Pos())
 	if err != nil {
@@ -249,13 +250,13 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 		if step.Member != nil {
 			d, ok := value.AsDict(cur)
 			if !ok && value.IsNoneOrUndefined(cur) && !last {
-				return errorAt(lineOnly(t.Pos()), value.KindEvaluation, "invalid value '%s' to load attribute '%s'", cur.Type(), step.Member.Value)
+				return errorAt(lineOnly(t.Pos()), errkind.Evaluation, "invalid value '%s' to load attribute '%s'", cur.Type(), step.Member.Value)
 			}
 			if !ok && value.IsNoneOrUndefined(cur) {
-				return errorAt(lineOnly(t.Pos()), value.KindEvaluation, "failed to update the dict. An iterable of key-value pairs was expected, but got %s. Check if the syntax for updating the dictionary with the attribute '%s' is correct", cur.Type(), step.Member.Value)
+				return errorAt(lineOnly(t.Pos()), errkind.Evaluation, "failed to update the dict. An iterable of key-value pairs was expected, but got %s. Check if the syntax for updating the dictionary with the attribute '%s' is correct", cur.Type(), step.Member.Value)
 			}
 			if !ok {
-				return errorAt(t.Pos(), value.KindEvaluation, "'%s' object has no attribute '%s'", cur.Type(), step.Member.Value)
+				return errorAt(t.Pos(), errkind.Evaluation, "'%s' object has no attribute '%s'", cur.Type(), step.Member.Value)
 			}
 			if last {
 				d.Set(step.Member.Value, v)
@@ -296,14 +297,14 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 		case *value.List:
 			n, ok := idx.(value.Int)
 			if !ok {
-				return errorAt(t.Pos(), value.KindType, "list indices must be integers, not %s", idx.Type())
+				return errorAt(t.Pos(), errkind.Type, "list indices must be integers, not %s", idx.Type())
 			}
 			i := int(n)
 			if i < 0 {
 				i += len(c.Elems)
 			}
 			if i < 0 || i >= len(c.Elems) {
-				return errorAt(lineOnly(t.Pos()), value.KindEvaluation, "index out of bounds: the len is %d but the index is %d", len(c.Elems), int(n))
+				return errorAt(lineOnly(t.Pos()), errkind.Evaluation, "index out of bounds: the len is %d but the index is %d", len(c.Elems), int(n))
 			}
 			if last {
 				c.Elems[i] = v
@@ -313,7 +314,7 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 		default:
 			d, ok := value.AsDict(cur)
 			if !ok {
-				return errorAt(t.Pos(), value.KindEvaluation, "'%s' object is not subscriptable", cur.Type())
+				return errorAt(t.Pos(), errkind.Evaluation, "'%s' object is not subscriptable", cur.Type())
 			}
 			key := idx.String()
 			if last {
@@ -363,7 +364,7 @@ func (in *Interp) setName(e *env, name string, v value.Value, pos syntax.Positio
 		}
 		if plain {
 			if at, ok := ls.assigned[name]; ok && at != pos && !isPrivate(name) {
-				return errorAt(pos, KindImmutable, "Can not change the value of '%s', because it was declared immutable", name)
+				return errorAt(pos, errkind.Immutable, "Can not change the value of '%s', because it was declared immutable", name)
 			}
 			ls.assigned[name] = pos
 		}
@@ -371,12 +372,12 @@ func (in *Interp) setName(e *env, name string, v value.Value, pos syntax.Positio
 		in.lazySet(ls, ls.id(name), func() value.Value { return v })
 		return nil
 	}
-	return errorAt(pos, value.KindEvaluation, "cannot assign '%s' here", name)
+	return errorAt(pos, errkind.Evaluation, "cannot assign '%s' here", name)
 }
 
 func (in *Interp) execAugAssign(e *env, s *syntax.AugAssignStmt) error {
 	if e.lambda == nil && e.schema == nil && !isPrivate(s.Target.Name.Value) {
-		return errorAt(s.Target.Pos(), KindImmutable, "Immutable variable '%s' is modified during compiling", s.Target.Name.Value)
+		return errorAt(s.Target.Pos(), errkind.Immutable, "Immutable variable '%s' is modified during compiling", s.Target.Name.Value)
 	}
 	rhs, err := in.eval(e, s.Value)
 	if err != nil {
@@ -443,7 +444,7 @@ func (in *Interp) execAssert(e *env, s *syntax.AssertStmt) error {
 		}
 		msg = m.String()
 	}
-	return &Error{Kind: value.KindAssertion, Msg: msg, Pos: lineOnly(s.Pos())}
+	return &Error{Kind: errkind.Assertion, Msg: msg, Pos: lineOnly(s.Pos())}
 }
 
 // execImport binds an import in its file.
@@ -464,7 +465,7 @@ func (in *Interp) execImport(f *fileUnit, s *syntax.ImportStmt) error {
 		return err
 	}
 	if p.state == 1 {
-		return errorAt(s.Pos(), KindRecursiveLoad, "There is a circular import reference between module %s and %s", f.pkg.path, p.path)
+		return errorAt(s.Pos(), errkind.RecursiveLoad, "There is a circular import reference between module %s and %s", f.pkg.path, p.path)
 	}
 	if err := in.evalPackage(p); err != nil {
 		return err
@@ -485,7 +486,7 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 	// Plugins are not supported: any kcl_plugin.* import fails, whatever is on
 	// disk, with the official engine's words for a disabled plugin mode.
 	if strings.HasPrefix(raw, "kcl_plugin.") {
-		return nil, errorAt(pos, KindCannotFindModule, "the plugin package `%s` is not found, please confirm if plugin mode is enabled", raw)
+		return nil, errorAt(pos, errkind.CannotFindModule, "the plugin package `%s` is not found, please confirm if plugin mode is enabled", raw)
 	}
 	var dir, pkgPath string
 	switch {
@@ -528,7 +529,7 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 	default:
 		// 0.12.1's message (newer engines say "Cannot find the module
 		// <import> from <dir>").
-		return nil, errorAt(pos, KindCannotFindModule, "pkgpath %s not found in the program", pkgPath)
+		return nil, errorAt(pos, errkind.CannotFindModule, "pkgpath %s not found in the program", pkgPath)
 	}
 	in.pkgs[pkgPath] = p
 	in.prepare(p)

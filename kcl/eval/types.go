@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -16,7 +17,7 @@ func (in *Interp) convertType(e *env, v value.Value, ty syntax.Type, pos syntax.
 		return nil, err
 	}
 	if !ok {
-		return nil, errorAt(pos, value.KindEvaluation, "expect %s, got %s%s", syntax.TypeString(ty), typeName(v), in.conversionDetails(e, v, ty))
+		return nil, errorAt(pos, errkind.Evaluation, "expect %s, got %s%s", syntax.TypeString(ty), typeName(v), in.conversionDetails(e, v, ty))
 	}
 	return r, nil
 }

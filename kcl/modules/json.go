@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -131,7 +132,7 @@ func init() {
 			if m := serdeError(s); m != "" {
 				msg = m
 			}
-			return nil, &value.Error{Kind: value.KindEvaluation, Msg: msg, Err: err}
+			return nil, &value.Error{Kind: errkind.Evaluation, Msg: msg, Err: err}
 		}
 		return v, nil
 	})

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -48,7 +49,7 @@ func Names() []string {
 }
 
 func evalErr(format string, args ...any) *value.Error {
-	return value.Errorf(value.KindEvaluation, format, args...)
+	return value.Errorf(errkind.Evaluation, format, args...)
 }
 
 // arg returns the i-th positional argument or the keyword argument name.

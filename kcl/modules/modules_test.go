@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	v "github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -171,13 +172,13 @@ func TestFileSandbox(t *testing.T) {
 
 func TestRuntimeCatch(t *testing.T) {
 	boom := &v.Function{FuncName: "f", Impl: func(*v.Thread, []v.Value, []v.KV) (v.Value, error) {
-		return nil, v.Errorf(v.KindEvaluation, "list index out of range: 0")
+		return nil, v.Errorf(errkind.Evaluation, "list index out of range: 0")
 	}}
 	if got := call(t, &v.Thread{}, "runtime", "catch", boom); got.String() != "list index out of range: 0" {
 		t.Errorf("got %s", got)
 	}
 	limit := &v.Function{FuncName: "f", Impl: func(*v.Thread, []v.Value, []v.KV) (v.Value, error) {
-		return nil, v.Errorf(v.KindLimit, "deadline")
+		return nil, v.Errorf(errkind.Limit, "deadline")
 	}}
 	if _, err := callErr(&v.Thread{}, "runtime", "catch", limit); err == nil {
 		t.Error("limits must not be caught")

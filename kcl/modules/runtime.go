@@ -3,6 +3,7 @@ package modules
 import (
 	"errors"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
@@ -15,7 +16,7 @@ func init() {
 		}
 		f, ok := fv.(value.Callable)
 		if !ok {
-			return nil, value.Errorf(value.KindEvaluation, "'%s' object is not callable", fv.Type())
+			return nil, value.Errorf(errkind.Evaluation, "'%s' object is not callable", fv.Type())
 		}
 		_, err := f.Call(t, nil, nil)
 		if err == nil {
@@ -23,7 +24,7 @@ func init() {
 		}
 		// deadlines and resource limits are not program errors: never swallow them
 		var ve *value.Error
-		if errors.As(err, &ve) && (ve.Kind == value.KindLimit || ve.Kind == value.KindRecursion) {
+		if errors.As(err, &ve) && (ve.Kind == errkind.Limit || ve.Kind == errkind.Recursion) {
 			return nil, err
 		}
 		if t != nil {

@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/output"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -242,7 +243,7 @@ func yamlEncodeOptions(args []value.Value, kwargs []value.KV, index int) (sortKe
 }
 
 func yamlErr(err error) *value.Error {
-	return &value.Error{Kind: value.KindEvaluation, Msg: err.Error(), Err: err}
+	return &value.Error{Kind: errkind.Evaluation, Msg: err.Error(), Err: err}
 }
 
 func init() {
@@ -345,7 +346,7 @@ func init() {
 			}
 			out, err := output.YAML(planned, opts)
 			if err != nil {
-				return nil, &value.Error{Kind: value.KindLimit, Msg: err.Error(), Err: err}
+				return nil, &value.Error{Kind: errkind.Limit, Msg: err.Error(), Err: err}
 			}
 			if t != nil {
 				t.Manifests = &value.ManifestsOutput{
@@ -374,7 +375,7 @@ func init() {
 			}
 			out, err := output.YAML(planned, opts)
 			if err != nil {
-				return nil, &value.Error{Kind: value.KindLimit, Msg: err.Error(), Err: err}
+				return nil, &value.Error{Kind: errkind.Limit, Msg: err.Error(), Err: err}
 			}
 			text = string(out) // the whole printed output, final newline included
 		}

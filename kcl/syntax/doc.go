@@ -6,7 +6,7 @@
 // # Parsing
 //
 // ParseFile returns a *Module; on failure the error is a *Error with Pos, Kind
-// (always "InvalidSyntax" today, code E1001, as the official engine prints) and
+// (always errkind.InvalidSyntax today, code E1001, as the official engine prints) and
 // Msg. ParseFileAll returns every error. Node positions are 1-based lines and
 // rune columns, as `kcl run` prints them; Position.Offset is the byte offset.
 //

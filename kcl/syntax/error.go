@@ -1,28 +1,15 @@
 package syntax
 
-import "fmt"
+import (
+	"fmt"
 
-// Error kinds and codes as the official engine prints them
-// (`error[E1001]: InvalidSyntax`). Every error of this package is
-// InvalidSyntax: the official engine reports tab and indentation problems under
-// that kind too. The other kinds exist for callers that classify errors.
-const (
-	KindInvalidSyntax    = "InvalidSyntax"
-	KindTabError         = "TabError"
-	KindIndentationError = "IndentationError"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
-
-// Codes for the kinds above.
-var kindCodes = map[string]string{
-	KindInvalidSyntax:    "E1001",
-	KindTabError:         "E1002",
-	KindIndentationError: "E1003",
-}
 
 // Error is a syntax error located where the official engine locates it.
 type Error struct {
 	Pos  Position
-	Kind string // one of the Kind* constants
+	Kind string // errkind.InvalidSyntax (Tab and Indentation are the official kinds of no error it reports)
 	Msg  string
 	// Rest holds the errors that follow this one in the same file when ParseFile
 	// returns it; the official engine prints them all, in this order.
@@ -31,10 +18,7 @@ type Error struct {
 
 // Code is the diagnostic code printed in brackets, e.g. "E1001".
 func (e *Error) Code() string {
-	if c, ok := kindCodes[e.Kind]; ok {
-		return c
-	}
-	return "E1001"
+	return errkind.Code(e.Kind)
 }
 
 func (e *Error) Error() string {

@@ -3,6 +3,8 @@ package syntax
 import (
 	"strings"
 	"testing"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 func TestParseSchema(t *testing.T) {
@@ -127,7 +129,7 @@ func TestParseErrors(t *testing.T) {
 		if got := itoa(e.Pos.Line) + ":" + itoa(e.Pos.Col) + " " + e.Msg; got != tc.want {
 			t.Errorf("%q\n got  %s\n want %s", tc.src, got, tc.want)
 		}
-		if e.Kind != KindInvalidSyntax || e.Code() != "E1001" {
+		if e.Kind != errkind.InvalidSyntax || e.Code() != "E1001" {
 			t.Errorf("%q: kind %s code %s", tc.src, e.Kind, e.Code())
 		}
 	}

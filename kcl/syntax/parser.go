@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 // The parser follows the official engine's recursive-descent parser closely,
@@ -196,7 +198,7 @@ func (p *parser) errorAt(pos Position, msg string) {
 	if len(p.errors) >= maxErrors {
 		panic(bailout{})
 	}
-	p.errors = append(p.errors, &Error{Pos: pos, Kind: KindInvalidSyntax, Msg: msg})
+	p.errors = append(p.errors, &Error{Pos: pos, Kind: errkind.InvalidSyntax, Msg: msg})
 }
 
 // tokenString is how the official engine names a token in messages: literals

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 // Scan returns the tokens of a file, comments included, ending with EOF. The
@@ -92,7 +94,7 @@ func (s *scanner) errorAt(off int, msg string) {
 	}
 	s.errors = append(s.errors, &Error{
 		Pos:  Position{File: s.file, Line: s.line, Col: s.col(off), Offset: off},
-		Kind: KindInvalidSyntax,
+		Kind: errkind.InvalidSyntax,
 		Msg:  msg,
 	})
 }
@@ -678,7 +680,7 @@ func (s *scanner) scanString(start int, raw bool) {
 	if !terminated {
 		s.errors = append(s.errors, &Error{
 			Pos:  Position{File: s.file, Line: startLine, Col: startCol + boolInt(raw), Offset: quotePos},
-			Kind: KindInvalidSyntax, Msg: "unterminated string",
+			Kind: errkind.InvalidSyntax, Msg: "unterminated string",
 		})
 	}
 	open := quotePos + 1
@@ -694,12 +696,12 @@ func (s *scanner) scanString(start int, raw bool) {
 	// Decoding errors are reported where the content starts.
 	contentPos := Position{File: s.file, Line: startLine, Col: startCol + (open - start), Offset: open}
 	if end < open {
-		s.errors = append(s.errors, &Error{Pos: contentPos, Kind: KindInvalidSyntax, Msg: "invalid string syntax"})
+		s.errors = append(s.errors, &Error{Pos: contentPos, Kind: errkind.InvalidSyntax, Msg: "invalid string syntax"})
 		return
 	}
 	v, ok := decodeString(s.src[open:end], quote, long, raw)
 	if !ok {
-		s.errors = append(s.errors, &Error{Pos: contentPos, Kind: KindInvalidSyntax, Msg: "invalid string syntax"})
+		s.errors = append(s.errors, &Error{Pos: contentPos, Kind: errkind.InvalidSyntax, Msg: "invalid string syntax"})
 		return
 	}
 	t.Value = v

@@ -1,5 +1,7 @@
 package value
 
+import "github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
+
 // Callable is anything a KCL program can call: builtins, module functions, lambdas,
 // schema types.
 type Callable interface {
@@ -61,7 +63,7 @@ func (f *Function) String() string { return TypeFunction }
 // Call runs the function.
 func (f *Function) Call(t *Thread, args []Value, kwargs []KV) (Value, error) {
 	if f.Impl == nil {
-		return nil, Errorf(KindEvaluation, "'%s' is not callable", f.FuncName)
+		return nil, Errorf(errkind.Evaluation, "'%s' is not callable", f.FuncName)
 	}
 	return f.Impl(t, args, kwargs)
 }

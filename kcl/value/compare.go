@@ -1,6 +1,10 @@
 package value
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
+)
 
 // Equal is KCL's ==: numbers compare across int and float, containers compare
 // deeply (dicts and schemas ignore key order), otherwise types must match.
@@ -86,7 +90,7 @@ func dictEqual(a, b *Dict, depth int) bool {
 }
 
 func notSupported(op string, a, b Value) *Error {
-	return Errorf(KindEvaluation, "'%s' not supported between instances of '%s' and '%s'", op, a.Type(), b.Type())
+	return Errorf(errkind.Evaluation, "'%s' not supported between instances of '%s' and '%s'", op, a.Type(), b.Type())
 }
 
 // order compares a and b for <, <=, >, >=: -1, 0 or +1. ok is false when the
@@ -179,7 +183,7 @@ func Compare(op CmpOp, a, b Value) (bool, error) {
 	case GtE:
 		return c >= 0, nil
 	}
-	return false, Errorf(KindEvaluation, "unknown comparison %v", op)
+	return false, Errorf(errkind.Evaluation, "unknown comparison %v", op)
 }
 
 // Less is the order sorted() and max()/min() use.
@@ -205,5 +209,5 @@ func Contains(container, x Value) (bool, error) {
 		s, ok := x.(Str)
 		return ok && c.Config.Has(string(s)), nil
 	}
-	return false, Errorf(KindEvaluation, "TypeError: argument of type '%s' is not iterable", container.Type())
+	return false, Errorf(errkind.Evaluation, "TypeError: argument of type '%s' is not iterable", container.Type())
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 // ConfigOp is the operation a config entry was written with: `a: v` unions,
@@ -261,7 +263,7 @@ func (d *Dict) Frozen() bool { return d.frozen }
 // CheckMutable returns an error if d is frozen.
 func (d *Dict) CheckMutable(verb string) error {
 	if d.frozen {
-		return Errorf(KindEvaluation, "cannot %s frozen dict", verb)
+		return Errorf(errkind.Evaluation, "cannot %s frozen dict", verb)
 	}
 	return nil
 }

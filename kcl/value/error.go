@@ -7,22 +7,6 @@ import (
 	"strings"
 )
 
-// Error kinds as the official engine prints them. Run-time failures of value
-// operations, builtins and modules are all EvaluationError (E3M38) in `kcl run`
-// output, overflows and operand type errors included; TypeError is for the
-// evaluator's static checks.
-const (
-	KindEvaluation    = "EvaluationError"
-	KindType          = "TypeError"
-	KindAttribute     = "AttributeError"
-	KindAssertion     = "AssertionError"
-	KindIntOverflow   = "IntOverflow"
-	KindFloatOverflow = "FloatOverflow"
-	KindSchemaCheck   = "SchemaCheckFailure"
-	KindRecursion     = "RecursionError"
-	KindLimit         = "LimitError"
-)
-
 // Error is a run-time error raised by a value operation, builtin or module. It has
 // no position: the evaluator locates it at the expression being evaluated.
 type Error struct {

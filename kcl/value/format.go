@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 // FormatSpec is a parsed Python-style format spec ("{:>08.2f}"), as the runtime
@@ -60,7 +62,7 @@ func ParseFormatSpec(text string) (FormatSpec, error) {
 		}
 		n, err := strconv.Atoi(s[:i])
 		if err != nil {
-			return 0, false, Errorf(KindEvaluation, "Too many decimal digits in format string")
+			return 0, false, Errorf(errkind.Evaluation, "Too many decimal digits in format string")
 		}
 		s = s[i:]
 		return n, true, nil
@@ -90,7 +92,7 @@ func ParseFormatSpec(text string) (FormatSpec, error) {
 		s = s[1:]
 	}
 	if s != "" {
-		return spec, Errorf(KindEvaluation, "Invalid format specifier")
+		return spec, Errorf(errkind.Evaluation, "Invalid format specifier")
 	}
 	if zero && spec.Fill == 0 {
 		spec.Fill = '0'
@@ -220,7 +222,7 @@ func (fs FormatSpec) formatInt(n int64) (string, error) {
 			s = "-" + s
 		}
 	case 's', 'c', 'g', 'G':
-		return "", Errorf(KindEvaluation, "Unknown format code '%c' for object of type 'int'", fs.Type)
+		return "", Errorf(errkind.Evaluation, "Unknown format code '%c' for object of type 'int'", fs.Type)
 	default: // f F e E %
 		// 0.12.1 puts the int's sign before the whole formatted float, which
 		// has its own: "{:.2f}".format(-7) is "--7.00", "{:+.2f}".format(7) "++7.00".
@@ -328,9 +330,9 @@ func (fs FormatSpec) formatFloat(num float64) (string, error) {
 			s = pyFloatRepr(m)
 		}
 	case 'n':
-		return "", Errorf(KindEvaluation, "Format code 'n' for object of type 'float' not implemented yet")
+		return "", Errorf(errkind.Evaluation, "Format code 'n' for object of type 'float' not implemented yet")
 	default:
-		return "", Errorf(KindEvaluation, "Unknown format code '%c' for object of type 'float'", fs.Type)
+		return "", Errorf(errkind.Evaluation, "Unknown format code '%c' for object of type 'float'", fs.Type)
 	}
 	s = fs.group(s)
 	return fs.align(s, fs.signText(math.Signbit(num) && !math.IsNaN(num))), nil

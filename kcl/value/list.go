@@ -1,6 +1,10 @@
 package value
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
+)
 
 // List is KCL's list. Elems is exposed for the evaluator and builtins; mutate it
 // only before the list is frozen.
@@ -56,7 +60,7 @@ func (l *List) Frozen() bool { return l.frozen }
 // CheckMutable returns an error if l is frozen.
 func (l *List) CheckMutable(verb string) error {
 	if l.frozen {
-		return Errorf(KindEvaluation, "cannot %s frozen list", verb)
+		return Errorf(errkind.Evaluation, "cannot %s frozen list", verb)
 	}
 	return nil
 }

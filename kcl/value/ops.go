@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 // BinOp is a binary arithmetic operator, named as in the KCL AST.
@@ -60,7 +62,7 @@ const (
 )
 
 func unsupportedBinOp(op string, a, b Value) *Error {
-	return Errorf(KindEvaluation, "unsupported operand type(s) for %s: '%s' and '%s'", op, a.Type(), b.Type())
+	return Errorf(errkind.Evaluation, "unsupported operand type(s) for %s: '%s' and '%s'", op, a.Type(), b.Type())
 }
 
 // intOverflow reports the exact result the way the runtime does.
@@ -107,11 +109,11 @@ func shiftI128(a, b int64, left bool) *big.Int {
 }
 
 func intOverflow(exact *big.Int, bits int) *Error {
-	return Errorf(KindEvaluation, "%s: A %d bit integer overflow", exact.String(), bits)
+	return Errorf(errkind.Evaluation, "%s: A %d bit integer overflow", exact.String(), bits)
 }
 
 func floatOverflow(v float64) *Error {
-	return Errorf(KindEvaluation, "%s: A 32-bit floating point number overflow", rustLowerExp(v))
+	return Errorf(errkind.Evaluation, "%s: A 32-bit floating point number overflow", rustLowerExp(v))
 }
 
 // rustLowerExp formats like Rust's {:e} with the runtime's forced "+" sign:
@@ -223,7 +225,7 @@ func Binary(t *Thread, op BinOp, a, b Value) (Value, error) {
 				elems = append(append(elems, a.Elems...), b.Elems...)
 				return NewList(elems), nil
 			}
-			return nil, Errorf(KindEvaluation, "can only concatenate list (not \"%s\") to list", b.Type())
+			return nil, Errorf(errkind.Evaluation, "can only concatenate list (not \"%s\") to list", b.Type())
 		}
 	case Mul:
 		if n, ok := b.(Int); ok {
@@ -254,7 +256,7 @@ func isContainer(v Value) bool {
 
 func repeat(t *Thread, v Value, n Int) (Value, bool, error) {
 	if _, isStr := v.(Str); isStr && n < 0 {
-		return nil, true, Errorf(KindEvaluation, "capacity overflow") // Rust's repeat(n as usize)
+		return nil, true, Errorf(errkind.Evaluation, "capacity overflow") // Rust's repeat(n as usize)
 	}
 	if n < 0 {
 		n = 0
@@ -267,7 +269,7 @@ func repeat(t *Thread, v Value, n Int) (Value, bool, error) {
 			limit = t.MaxOutputBytes
 		}
 		if len(v) > 0 && int64(n) > limit/int64(len(v)) {
-			return nil, true, Errorf(KindLimit, "the repeated string would be larger than %d bytes", limit)
+			return nil, true, Errorf(errkind.Limit, "the repeated string would be larger than %d bytes", limit)
 		}
 		return Str(strings.Repeat(string(v), int(n))), true, nil
 	case *List:
@@ -316,10 +318,10 @@ func intBinary(t *Thread, op BinOp, a, b int64) (Value, error) {
 	case FloorDiv, Mod:
 		// Rust's own panic texts, as the engine reports them at run time
 		if b == 0 && op == Mod {
-			return nil, Errorf(KindEvaluation, "attempt to calculate the remainder with a divisor of zero")
+			return nil, Errorf(errkind.Evaluation, "attempt to calculate the remainder with a divisor of zero")
 		}
 		if b == 0 {
-			return nil, Errorf(KindEvaluation, "attempt to divide by zero")
+			return nil, Errorf(errkind.Evaluation, "attempt to divide by zero")
 		}
 		q, r := a/b, a%b
 		if (a < 0) != (b < 0) && r != 0 {
@@ -388,7 +390,7 @@ func Unary(op UnaryOp, x Value) (Value, error) {
 		case Int, Float:
 			return x, nil
 		}
-		return nil, Errorf(KindEvaluation, "bad operand type for unary +: '%s'", x.Type())
+		return nil, Errorf(errkind.Evaluation, "bad operand type for unary +: '%s'", x.Type())
 	case USub:
 		switch x := x.(type) {
 		case Int:
@@ -396,7 +398,7 @@ func Unary(op UnaryOp, x Value) (Value, error) {
 		case Float:
 			return Float(0 - x), nil
 		}
-		return nil, Errorf(KindEvaluation, "bad operand type for unary -: '%s'", x.Type())
+		return nil, Errorf(errkind.Evaluation, "bad operand type for unary -: '%s'", x.Type())
 	case Invert:
 		// The runtime inverts as_int(x), which is 0 for anything but a
 		// number: ~True and ~None are -1, ~2.7 is -3. The static checker is
@@ -411,7 +413,7 @@ func Unary(op UnaryOp, x Value) (Value, error) {
 		}
 		return Int(-1), nil
 	}
-	return nil, Errorf(KindEvaluation, "unknown unary operator")
+	return nil, Errorf(errkind.Evaluation, "unknown unary operator")
 }
 
 // SaturatingInt converts as Rust's `f as i64` does, which the runtime's int

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 func TestBinary(t *testing.T) {
@@ -160,7 +162,7 @@ func TestFormatSpec(t *testing.T) {
 func TestRepeatLimit(t *testing.T) {
 	_, err := Binary(&Thread{MaxOutputBytes: 1000}, Mul, Str("ab"), Int(501))
 	var e *Error
-	if !errors.As(err, &e) || e.Kind != KindLimit {
+	if !errors.As(err, &e) || e.Kind != errkind.Limit {
 		t.Fatalf("want a limit error, got %v", err)
 	}
 	if r, err := Binary(&Thread{MaxOutputBytes: 1000}, Mul, Str("ab"), Int(500)); err != nil || len(r.(Str)) != 1000 {

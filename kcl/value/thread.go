@@ -3,6 +3,8 @@ package value
 import (
 	"context"
 	"io/fs"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 // Thread is the context of one program run, passed to every call.
@@ -55,7 +57,7 @@ func (t *Thread) Enter() error {
 	t.depth++
 	if t.MaxDepth > 0 && t.depth > t.MaxDepth {
 		t.depth--
-		return Errorf(KindRecursion, "maximum recursion depth exceeded (%d)", t.MaxDepth)
+		return Errorf(errkind.Recursion, "maximum recursion depth exceeded (%d)", t.MaxDepth)
 	}
 	return nil
 }
@@ -71,7 +73,7 @@ func (t *Thread) Depth() int { return t.depth }
 func (t *Thread) Alloc(n int) error {
 	t.values += int64(n)
 	if t.MaxValues > 0 && t.values > t.MaxValues {
-		return Errorf(KindLimit, "the program allocated more than %d values", t.MaxValues)
+		return Errorf(errkind.Limit, "the program allocated more than %d values", t.MaxValues)
 	}
 	t.steps++
 	if t.steps&1023 == 0 {
@@ -86,7 +88,7 @@ func (t *Thread) Check() error {
 		return nil
 	}
 	if err := t.Ctx.Err(); err != nil {
-		return &Error{Kind: KindLimit, Msg: "the program ran past its deadline: " + err.Error(), Err: err}
+		return &Error{Kind: errkind.Limit, Msg: "the program ran past its deadline: " + err.Error(), Err: err}
 	}
 	return nil
 }

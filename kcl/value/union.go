@@ -3,6 +3,8 @@ package value
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 // UnionOptions steer Union as the runtime's UnionOptions do.
@@ -50,10 +52,10 @@ func (st *unionState) conflictError() *Error {
 	}
 	key := bt[len(bt)-1]
 	if key == "" {
-		return Errorf(KindEvaluation, "conflicting values between %s and %s", st.deltaJSON, st.objJSON)
+		return Errorf(errkind.Evaluation, "conflicting values between %s and %s", st.deltaJSON, st.objJSON)
 	}
 	note := fmt.Sprintf("    {...} | {\n            ...\n            %s = %s\n            ...\n    }", key, st.deltaJSON)
-	return Errorf(KindEvaluation, "conflicting values on the attribute '%s' between :\n    %s\nand\n    %s\nwith union path :\n    %s\ntry operator '=' to override the attribute, like:\n%s",
+	return Errorf(errkind.Evaluation, "conflicting values on the attribute '%s' between :\n    %s\nand\n    %s\nwith union path :\n    %s\ntry operator '=' to override the attribute, like:\n%s",
 		key, st.objJSON, st.deltaJSON, strings.Join(bt, "."), note)
 }
 
@@ -61,7 +63,7 @@ func (st *unionState) union(p, x Value, orMode bool) (Value, error) {
 	st.depth++
 	defer func() { st.depth-- }()
 	if st.depth > MaxNesting {
-		return nil, Errorf(KindEvaluation, "the values to union are nested more than %d levels deep", MaxNesting)
+		return nil, Errorf(errkind.Evaluation, "the values to union are nested more than %d levels deep", MaxNesting)
 	}
 	if IsNoneOrUndefined(p) {
 		return x, nil
@@ -78,7 +80,7 @@ func (st *unionState) union(p, x Value, orMode bool) (Value, error) {
 				return a | b, nil
 			}
 		}
-		return nil, Errorf(KindEvaluation, "unsupported operand type(s) for |: '%q' and '%q'", p.Type(), x.Type())
+		return nil, Errorf(errkind.Evaluation, "unsupported operand type(s) for |: '%q' and '%q'", p.Type(), x.Type())
 	}
 	return x, nil
 }
@@ -122,15 +124,15 @@ func (st *unionState) unionDict(obj, delta *Dict) error {
 			if de.Index != NoIndex {
 				index := de.Index
 				if i < 0 {
-					return Errorf(KindEvaluation, "only non-empty list attribute can be union value with the index %d", index)
+					return Errorf(errkind.Evaluation, "only non-empty list attribute can be union value with the index %d", index)
 				}
 				list, ok := obj.entries[i].Value.(*List)
 				if !ok {
-					return Errorf(KindEvaluation, "only list attribute can be union value with the index %d", index)
+					return Errorf(errkind.Evaluation, "only list attribute can be union value with the index %d", index)
 				}
 				n, ok := normalizeIndex(index, len(list.Elems))
 				if !ok {
-					return Errorf(KindEvaluation, "only non-empty list attribute can be union value with the index %d", index)
+					return Errorf(errkind.Evaluation, "only non-empty list attribute can be union value with the index %d", index)
 				}
 				old := list.Elems[n]
 				if st.opts.IdempotentCheck && !Subsume(v, old, false) {
@@ -166,11 +168,11 @@ func (st *unionState) unionDict(obj, delta *Dict) error {
 			if de.Index != NoIndex {
 				index := de.Index
 				if i < 0 {
-					return Errorf(KindEvaluation, "only list attribute can be override value with the index %d", index)
+					return Errorf(errkind.Evaluation, "only list attribute can be override value with the index %d", index)
 				}
 				list, ok := obj.entries[i].Value.(*List)
 				if !ok {
-					return Errorf(KindEvaluation, "only list attribute can be override value with the index %d", index)
+					return Errorf(errkind.Evaluation, "only list attribute can be override value with the index %d", index)
 				}
 				// The runtime's messages: Rust's own for a negative index
 				// past the start and for a replacement, Vec::remove's for a
@@ -178,9 +180,9 @@ func (st *unionState) unionDict(obj, delta *Dict) error {
 				n, ok := normalizeIndex(index, len(list.Elems))
 				switch {
 				case !ok && (n < 0 || !IsUndefined(v)):
-					return Errorf(KindEvaluation, "index out of bounds: the len is %d but the index is %d", len(list.Elems), index)
+					return Errorf(errkind.Evaluation, "index out of bounds: the len is %d but the index is %d", len(list.Elems), index)
 				case !ok:
-					return Errorf(KindEvaluation, "removal index (is %d) should be < len (is %d)", n, len(list.Elems))
+					return Errorf(errkind.Evaluation, "removal index (is %d) should be < len (is %d)", n, len(list.Elems))
 				}
 				if IsUndefined(v) {
 					list.Elems = append(list.Elems[:n], list.Elems[n+1:]...)
@@ -204,15 +206,15 @@ func (st *unionState) unionDict(obj, delta *Dict) error {
 			ol, ok1 := origin.(*List)
 			vl, ok2 := v.(*List)
 			if !ok1 || !ok2 {
-				return Errorf(KindEvaluation, "only list attribute can be inserted value, the origin value type is %s and got value type is %s", origin.Type(), v.Type())
+				return Errorf(errkind.Evaluation, "only list attribute can be inserted value, the origin value type is %s and got value type is %s", origin.Type(), v.Type())
 			}
 			if de.Index != NoIndex {
 				n, _ := normalizeIndex(de.Index, len(ol.Elems))
 				switch {
 				case n < 0:
-					return Errorf(KindEvaluation, "index out of bounds: the len is %d but the index is %d", len(ol.Elems), de.Index)
+					return Errorf(errkind.Evaluation, "index out of bounds: the len is %d but the index is %d", len(ol.Elems), de.Index)
 				case n > len(ol.Elems):
-					return Errorf(KindEvaluation, "insertion index (is %d) should be <= len (is %d)", n, len(ol.Elems))
+					return Errorf(errkind.Evaluation, "insertion index (is %d) should be <= len (is %d)", n, len(ol.Elems))
 				}
 				add := append([]Value(nil), vl.Elems...)
 				ol.Elems = append(ol.Elems[:n], append(add, ol.Elems[n:]...)...)
@@ -325,7 +327,7 @@ func (st *unionState) doUnion(p, x Value) (Value, error) {
 }
 
 func unionFailure(p, x Value) *Error {
-	return Errorf(KindEvaluation, "union failure, expect %q, got %q", p.Type(), x.Type())
+	return Errorf(errkind.Evaluation, "union failure, expect %q, got %q", p.Type(), x.Type())
 }
 
 // Subsume reports whether v1 fits inside v2 (the runtime's value_subsume): the

@@ -11,69 +11,19 @@ import (
 	"golang.org/x/text/width"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
-
-// errorCodes are the official engine's diagnostic codes per error kind.
-var errorCodes = map[string]string{
-	"InvalidSyntax":          "E1001",
-	"TabError":               "E1002",
-	"IndentationError":       "E1003",
-	"IllegalParameterError":  "E1001",
-	"ImmutableError":         "E1001",
-	"IndexSignatureError":    "E1001",
-	"CannotFindModule":       "E2F04",
-	"CompileError":           "E2L23",
-	"TypeError":              "E2G22",
-	"IllegalInheritError":    "E2D34",
-	"UniqueKeyError":         "E2L28",
-	"IllegalAttributeError":  "E2A31",
-	"RecursiveLoad":          "E2F06",
-	"EvaluationError":        "E3M38",
-	"AssertionError":         "E3M38",
-	"SchemaCheckFailure":     "E3M38",
-	"RecursionError":         "E3M38",
-	"AttributeError":         "E3M38",
-	"ValueError":             "E3M38",
-	"KeyError":               "E3M38",
-	"IndexError":             "E3M38",
-	"ZeroDivisionError":      "E3M38",
-	"FloatOverflow":          "E3M38",
-	"IntOverflow":            "E3M38",
-	"TimeoutError":           "E3M38",
-	"LimitError":             "E3M38",
-	"ResourceLimitExceeded":  "E3M38",
-	"DeprecatedError":        "E3M38",
-	"UnificationError":       "E3M38",
-	"ImportError":            "E2F04",
-	"NameError":              "E1001",
-	"CannotAddMembersError":  "E2L23",
-	"IllegalArgumentError":   "E2L23",
-	"MultiInheritError":      "E2L23",
-	"CycleInheritError":      "E2L23",
-	"UnknownDecoratorError":  "E2L23",
-	"InvalidFormatSpecError": "E2L23",
-}
-
-// syntaxKinds are the kinds of the parser's errors.
-var syntaxKinds = map[string]bool{"InvalidSyntax": true, "TabError": true, "IndentationError": true}
 
 // renderDiagnostic prints an error like the official CLI: header, location,
 // the source line and the message under a caret.
 func renderDiagnostic(e *kcl.Error, workDir string) string {
-	code, ok := errorCodes[e.Kind]
-	if !ok {
-		code = "E3M38"
-	}
 	// The official CLI prints every run-time error as an EvaluationError.
-	kind := e.Kind
-	if code == "E3M38" {
-		kind = "EvaluationError"
-	}
+	code, kind := errkind.Code(e.Kind), errkind.Printed(e.Kind)
 	var b strings.Builder
-	if e.Kind == "RecursiveLoad" && e.File == "" {
+	if e.Kind == errkind.RecursiveLoad && e.File == "" {
 		// The loader's cyclic-import error reaches the official CLI as a
 		// run-time error's text, under both headers.
-		code, kind = "E3M38", "error[E1001]: RecursiveLoad"
+		code, kind = errkind.RuntimeCode, "error[E1001]: "+errkind.RecursiveLoad
 	}
 	fmt.Fprintf(&b, "error[%s]: %s\n", code, kind)
 	if e.File == "" || e.Line <= 0 {
@@ -85,7 +35,7 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 		return b.String()
 	}
 	col := e.Col
-	if col == 1 && syntaxKinds[e.Kind] {
+	if col == 1 && errkind.IsSyntax(e.Kind) {
 		// The official parser's diagnostics draw no caret at column 1.
 		col = 0
 	}

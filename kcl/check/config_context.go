@@ -1,4 +1,4 @@
-package resolve
+package check
 
 import (
 	"sort"
@@ -18,7 +18,7 @@ import (
 
 // memberType is the context below key name of want (the official
 // find_schema_attr_obj_from_schema_expr_stack); nil when there is none.
-func (r *resolver) memberType(want *typ, name string) *typ {
+func (r *checker) memberType(want *typ, name string) *typ {
 	if want == nil || name == "" {
 		return nil
 	}
@@ -55,7 +55,7 @@ func (r *resolver) memberType(want *typ, name string) *typ {
 }
 
 // ctxCheck walks e under the context type want.
-func (r *resolver) ctxCheck(want *typ, e syntax.Expr, at *syntax.Position, depth int) {
+func (r *checker) ctxCheck(want *typ, e syntax.Expr, at *syntax.Position, depth int) {
 	if depth > 100 || want.isAny() || e == nil {
 		return
 	}
@@ -118,7 +118,7 @@ func (r *resolver) ctxCheck(want *typ, e syntax.Expr, at *syntax.Position, depth
 }
 
 // ctxEach walks each of es under want.
-func (r *resolver) ctxEach(want *typ, at *syntax.Position, depth int, es ...syntax.Expr) {
+func (r *checker) ctxEach(want *typ, at *syntax.Position, depth int, es ...syntax.Expr) {
 	for _, e := range es {
 		r.ctxCheck(want, e, at, depth+1)
 	}
@@ -126,7 +126,7 @@ func (r *resolver) ctxEach(want *typ, at *syntax.Position, depth int, es ...synt
 
 // ctxGenerators declares a comprehension's loop variables while walking
 // their iterables under want, as the official walk_comp_clause does.
-func (r *resolver) ctxGenerators(want *typ, gens []*syntax.CompClause, sc *scope, at *syntax.Position, depth int) {
+func (r *checker) ctxGenerators(want *typ, gens []*syntax.CompClause, sc *scope, at *syntax.Position, depth int) {
 	for _, g := range gens {
 		if g != nil {
 			r.ctxCheck(want, g.Iter, at, depth)
@@ -135,7 +135,7 @@ func (r *resolver) ctxGenerators(want *typ, gens []*syntax.CompClause, sc *scope
 	r.compTargets(gens, sc)
 }
 
-func (r *resolver) ctxListItem(want *typ, el syntax.Expr, at *syntax.Position, depth int) {
+func (r *checker) ctxListItem(want *typ, el syntax.Expr, at *syntax.Position, depth int) {
 	switch el := el.(type) {
 	case *syntax.StarredExpr:
 		r.ctxCheck(want, el.Value, at, depth)
@@ -168,7 +168,7 @@ func ctxKeyNames(k syntax.Expr) []string {
 }
 
 // ctxConfig checks a config literal's entries under want.
-func (r *resolver) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.Position, depth int) {
+func (r *checker) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.Position, depth int) {
 	if depth > 100 {
 		return
 	}
@@ -191,7 +191,7 @@ func (r *resolver) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.
 
 // ctxEntry checks one entry under want: its value, then (in the place of
 // its type) the value's type.
-func (r *resolver) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Position, depth int) {
+func (r *checker) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Position, depth int) {
 	last := len(r.orderPath) - 1
 	if it.Key == nil {
 		if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {

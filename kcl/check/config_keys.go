@@ -1,9 +1,10 @@
-package resolve
+package check
 
 import (
 	"fmt"
 	"iter"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
@@ -76,7 +77,7 @@ func (s *schemaInfo) attrNames() []string {
 }
 
 // schemaOf is the schema an annotation names, nil for any other type.
-func (r *resolver) schemaOf(pi *pkgInfo, t syntax.Type) *schemaInfo {
+func (r *checker) schemaOf(pi *pkgInfo, t syntax.Type) *schemaInfo {
 	if ty := r.fromSyntax(pi, t, 0); ty.kind == tSchema {
 		return ty.schema
 	}
@@ -84,14 +85,14 @@ func (r *resolver) schemaOf(pi *pkgInfo, t syntax.Type) *schemaInfo {
 }
 
 // configKeys checks the keys of cfg, a config whose target is schema s.
-func (r *resolver) configKeys(s *schemaInfo, cfg *syntax.ConfigExpr, depth int) {
+func (r *checker) configKeys(s *schemaInfo, cfg *syntax.ConfigExpr, depth int) {
 	if s == nil || cfg == nil || depth > 100 {
 		return
 	}
 	r.configItems(s, cfg.Items, depth)
 }
 
-func (r *resolver) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth int) {
+func (r *checker) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth int) {
 	for _, it := range items {
 		if it == nil {
 			continue
@@ -117,7 +118,7 @@ func (r *resolver) configItems(s *schemaInfo, items []*syntax.ConfigEntry, depth
 }
 
 // configItem checks the key of one entry, and the keys of its value.
-func (r *resolver) configItem(s *schemaInfo, it *syntax.ConfigEntry, depth int) {
+func (r *checker) configItem(s *schemaInfo, it *syntax.ConfigEntry, depth int) {
 	names := entryKeyNames(it.Key, true)
 	if _, sub := it.Key.(*syntax.Subscript); sub && names == nil {
 		return
@@ -129,12 +130,12 @@ func (r *resolver) configItem(s *schemaInfo, it *syntax.ConfigEntry, depth int) 
 			break
 		}
 		if !cur.open() && !cur.hasDeclared(n.Value) {
-			r.report(KindCompile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, cur.attrNames())))
+			r.report(errkind.Compile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, cur.attrNames())))
 			cur = nil
 			break
 		}
 		if keys := r.literalKeys(cur); keys != nil && !cur.hasDeclared(n.Value) && !containsString(keys, n.Value) {
-			r.report(KindCompile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, keys)))
+			r.report(errkind.Compile, n.Pos(), "Cannot add member '%s' to schema '%s'%s", n.Value, cur.name, suggestionText(suggestions(n.Value, keys)))
 			cur = nil
 			break
 		}
@@ -163,7 +164,7 @@ func (r *resolver) configItem(s *schemaInfo, it *syntax.ConfigEntry, depth int) 
 	}
 }
 
-func (r *resolver) configIf(s *schemaInfo, ie *syntax.ConfigIfEntryExpr, depth int) {
+func (r *checker) configIf(s *schemaInfo, ie *syntax.ConfigIfEntryExpr, depth int) {
 	for items := range ifBranches(ie) {
 		r.configItems(s, items, depth)
 	}
@@ -204,7 +205,7 @@ var _ = fmt.Sprintf
 
 // literalKeys are the keys a schema's own index signature allows when its
 // key type is a string literal or a union of them; nil otherwise.
-func (r *resolver) literalKeys(s *schemaInfo) []string {
+func (r *checker) literalKeys(s *schemaInfo) []string {
 	if s.stmt == nil || s.stmt.IndexSignature == nil || s.stmt.IndexSignature.AnyOther {
 		return nil
 	}
@@ -236,7 +237,7 @@ func containsString(list []string, s string) bool {
 
 // shadowed reports a name whose first part a local scope or the enclosing
 // schema binds, so that it is not the package's.
-func (r *resolver) shadowed(id *syntax.Identifier) bool {
+func (r *checker) shadowed(id *syntax.Identifier) bool {
 	if len(id.Names) == 0 {
 		return true
 	}
@@ -246,13 +247,13 @@ func (r *resolver) shadowed(id *syntax.Identifier) bool {
 
 // unionMember checks a key set through an attribute whose type is a union:
 // some schema of the union must take it (a dict or any other type does).
-func (r *resolver) unionMember(u *typ, n *syntax.Name) {
+func (r *checker) unionMember(u *typ, n *syntax.Name) {
 	r.unionMemberAt(u, n.Value, n.Pos())
 }
 
 // unionMemberAt is unionMember of the name key at pos (the official
 // must_check_config_attr of a union context).
-func (r *resolver) unionMemberAt(u *typ, key string, pos syntax.Position) {
+func (r *checker) unionMemberAt(u *typ, key string, pos syntax.Position) {
 	var names, suggs []string
 	for _, e := range u.elems {
 		switch e.kind {
@@ -273,18 +274,7 @@ func (r *resolver) unionMemberAt(u *typ, key string, pos syntax.Position) {
 	if len(names) > 1 {
 		target = "schemas [" + rustDebugList(names) + "]"
 	}
-	r.report(KindCompile, pos, "Cannot add member '%s' to '%s'%s", key, target, suggestionText(suggs))
-}
-
-func rustDebugList(items []string) string {
-	out := ""
-	for i, s := range items {
-		if i > 0 {
-			out += ", "
-		}
-		out += rustDebugString(s)
-	}
-	return out
+	r.report(errkind.Compile, pos, "Cannot add member '%s' to '%s'%s", key, target, suggestionText(suggs))
 }
 
 // entryKeyNames are the names a config entry's key spells: `a.b.c`, "a", and

@@ -1,4 +1,4 @@
-package resolve
+package check
 
 import (
 	"crypto/sha256"

@@ -1,4 +1,4 @@
-package resolve
+package check
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ func mainProgram(t *testing.T, src string) *Program {
 	if err != nil {
 		t.Fatal(err)
 	}
-	main := &Package{Path: "__main__", Files: []*File{{Module: m, Body: m.Body}}}
+	main := &Package{Path: "__main__", Files: []*SourceFile{{Module: m, Body: m.Body}}}
 	return &Program{Main: main, Packages: map[string]*Package{main.Path: main}}
 }
 

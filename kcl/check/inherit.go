@@ -1,16 +1,10 @@
-package resolve
+package check
 
 import (
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
-)
-
-// Error kinds of inheritance.
-const (
-	KindIllegalInherit = "IllegalInheritError"
-	KindIndexSignature = "IndexSignatureError"
-	KindName           = "NameError"
 )
 
 func (s *schemaInfo) isProtocol() bool { return s.stmt != nil && s.stmt.IsProtocol }
@@ -29,7 +23,7 @@ func (s *schemaInfo) fullName() string {
 
 // findCycles records, before they are broken, the inheritance cycles of
 // freshly declared packages, each from its first declared schema.
-func (r *resolver) findCycles() {
+func (r *checker) findCycles() {
 	var paths []string
 	for path, pi := range r.infos {
 		if !pi.cached {
@@ -71,7 +65,7 @@ func (r *resolver) findCycles() {
 // a package's schema types: inheritance cycles, and attributes a subclass
 // redeclares with a type the base's does not admit or as optional when the
 // base requires them.
-func (r *resolver) checkSchemaTypes(p *Package) {
+func (r *checker) checkSchemaTypes(p *Package) {
 	pi := r.infos[p.Path]
 	r.pkg = pi
 	for _, name := range pi.order {
@@ -86,19 +80,19 @@ func (r *resolver) checkSchemaTypes(p *Package) {
 			pos := st.Name.Pos()
 			pos.Col += len([]rune(st.Name.Value))
 			pos.Offset += len(st.Name.Value)
-			r.report(KindCompile, pos, "schema protocol name must end with 'Protocol'")
+			r.report(errkind.Compile, pos, "schema protocol name must end with 'Protocol'")
 		}
 		if st.ParentName != nil {
 			r.ident(st.ParentName)
 			if si.parent == nil && !inCycle(pi, si) {
-				r.report(KindIllegalInherit, st.ParentName.Pos(), "invalid schema inherit object type, expect schema, got '%s'", r.identTypeString(st.ParentName))
+				r.report(errkind.IllegalInherit, st.ParentName.Pos(), "invalid schema inherit object type, expect schema, got '%s'", r.identTypeString(st.ParentName))
 			}
 		}
 		if st.ForHostName != nil {
 			if !st.IsMixin {
-				r.report(KindIllegalInherit, st.ForHostName.Pos(), "only schema mixin can inherit from protocol")
+				r.report(errkind.IllegalInherit, st.ForHostName.Pos(), "only schema mixin can inherit from protocol")
 			} else if r.ident(st.ForHostName); si.protocol == nil {
-				r.report(KindIllegalInherit, st.ForHostName.Pos(), "invalid schema inherit object type, expect protocol, got '%s'", r.identTypeString(st.ForHostName))
+				r.report(errkind.IllegalInherit, st.ForHostName.Pos(), "invalid schema inherit object type, expect protocol, got '%s'", r.identTypeString(st.ForHostName))
 			}
 		}
 		for _, b := range st.Body {
@@ -116,11 +110,11 @@ func (r *resolver) checkSchemaTypes(p *Package) {
 			}
 			last := m.Names[len(m.Names)-1].Value
 			if !strings.HasSuffix(last, "Mixin") {
-				r.report(KindName, m.Pos(), "a valid mixin name should end with 'Mixin', got '%s'", last)
+				r.report(errkind.Name, m.Pos(), "a valid mixin name should end with 'Mixin', got '%s'", last)
 			}
 			r.ident(m)
 			if ms := r.schemaByIdent(pi, m); ms == nil || !ms.isMixin || ms.isProtocol() {
-				r.report(KindIllegalInherit, m.Pos(), "illegal schema mixin object type, expected mixin, got '%s'", r.identTypeString(m))
+				r.report(errkind.IllegalInherit, m.Pos(), "illegal schema mixin object type, expected mixin, got '%s'", r.identTypeString(m))
 			}
 		}
 		r.decorators(st.Decorators)
@@ -137,7 +131,7 @@ func (r *resolver) checkSchemaTypes(p *Package) {
 		}
 		for _, c := range cycle {
 			if c.stmt != nil && c.stmt.Name != nil {
-				r.report(KindCompile, c.stmt.Name.Pos(), "There is a circular reference between schemas %s", strings.Join(names, ", "))
+				r.report(errkind.Compile, c.stmt.Name.Pos(), "There is a circular reference between schemas %s", strings.Join(names, ", "))
 			}
 		}
 	}
@@ -156,7 +150,7 @@ func inCycle(pi *pkgInfo, s *schemaInfo) bool {
 
 // identTypeString is the official type string of a name used as a parent
 // or mixin: a schema's name, an annotated global's type, else any.
-func (r *resolver) identTypeString(id *syntax.Identifier) string {
+func (r *checker) identTypeString(id *syntax.Identifier) string {
 	if si := r.schemaByIdent(r.pkg, id); si != nil {
 		return si.name
 	}
@@ -171,7 +165,7 @@ func (r *resolver) identTypeString(id *syntax.Identifier) string {
 }
 
 // annotatedGlobal is the annotation of a global's first annotated assignment.
-func (r *resolver) annotatedGlobal(name string) *typ {
+func (r *checker) annotatedGlobal(name string) *typ {
 	for _, f := range r.pkg.pkg.Files {
 		for _, st := range f.Body {
 			as, ok := st.(*syntax.AssignStmt)
@@ -190,7 +184,7 @@ func (r *resolver) annotatedGlobal(name string) *typ {
 
 // fieldChanges reports attributes a subclass redeclares with a type the
 // base's does not admit, or as optional when the base requires them.
-func (r *resolver) fieldChanges(pi *pkgInfo, si *schemaInfo) {
+func (r *checker) fieldChanges(pi *pkgInfo, si *schemaInfo) {
 	for _, b := range si.stmt.Body {
 		a, ok := b.(*syntax.SchemaAttr)
 		if !ok || a.Name == nil {
@@ -204,11 +198,11 @@ func (r *resolver) fieldChanges(pi *pkgInfo, si *schemaInfo) {
 			child := r.fromSyntax(pi, a.Ty, 0)
 			parent := r.fromSyntax(r.infos[owner.pkg.Path], base.Ty, 0)
 			if !fieldSubtype(child, parent) {
-				r.report(KindType, a.Pos(), "can't change schema field type of '%s' from %s to %s", a.Name.Value, child, child)
+				r.report(errkind.Type, a.Pos(), "can't change schema field type of '%s' from %s to %s", a.Name.Value, child, child)
 			}
 		}
 		if a.IsOptional && !base.IsOptional {
-			r.report(KindType, a.Pos(), "can't change the required schema attribute of '%s' to optional", a.Name.Value)
+			r.report(errkind.Type, a.Pos(), "can't change the required schema attribute of '%s' to optional", a.Name.Value)
 		}
 	}
 }
@@ -231,27 +225,27 @@ func fieldSubtype(c, p *typ) bool {
 }
 
 // decorators reports decorators other than the builtin ones.
-func (r *resolver) decorators(decs []*syntax.CallExpr) {
+func (r *checker) decorators(decs []*syntax.CallExpr) {
 	for _, d := range decs {
 		if d == nil {
 			continue
 		}
 		id, ok := d.Func.(*syntax.Identifier)
 		if !ok || len(id.Names) != 1 {
-			r.report(KindType, d.Pos(), "decorator name must be a single identifier")
+			r.report(errkind.Type, d.Pos(), "decorator name must be a single identifier")
 			continue
 		}
 		switch id.Names[0].Value {
 		case "deprecated", "info":
 		default:
-			r.report(KindCompile, d.Pos(), "UnKnown decorator %s", id.Names[0].Value)
+			r.report(errkind.Compile, d.Pos(), "UnKnown decorator %s", id.Names[0].Value)
 		}
 	}
 }
 
 // indexSignatureFits reports an attribute of a schema whose type its own
 // index signature's value type does not admit, as the official global pass.
-func (r *resolver) indexSignatureFits(pi *pkgInfo, si *schemaInfo) {
+func (r *checker) indexSignatureFits(pi *pkgInfo, si *schemaInfo) {
 	sig := si.stmt.IndexSignature
 	if sig == nil || sig.AnyOther || sig.ValueTy == nil {
 		return
@@ -271,7 +265,65 @@ func (r *resolver) indexSignatureFits(pi *pkgInfo, si *schemaInfo) {
 			continue
 		}
 		if t := r.fromSyntax(pi, a.Ty, 0); !t.isAny() && !narrower(t, val, 0) {
-			r.report(KindIndexSignature, a.Pos(), "the type '%s' of schema attribute '%s' does not meet the index signature definition %s", t, a.Name.Value, sigText)
+			r.report(errkind.IndexSignature, a.Pos(), "the type '%s' of schema attribute '%s' does not meet the index signature definition %s", t, a.Name.Value, sigText)
 		}
+	}
+}
+
+// checkInheritance links schemas to their parents, mixins and protocols.
+func (r *checker) checkInheritance() {
+	for _, pi := range r.infos {
+		if pi.cached {
+			continue
+		}
+		for _, sym := range pi.globals {
+			if sym.kind != symSchema {
+				continue
+			}
+			si := sym.schema
+			// Only what the official resolver accepts is linked: a schema
+			// (not a mixin or protocol) as parent, mixins as mixins, a
+			// protocol as the host of a mixin.
+			if si.stmt != nil {
+				if p := r.schemaByIdent(pi, si.stmt.ParentName); p != nil && p.isPlainSchema() {
+					si.parent = p
+				}
+				if p := r.schemaByIdent(pi, si.stmt.ForHostName); p != nil && p.isProtocol() && si.isMixin {
+					si.protocol = p
+				}
+				for _, m := range si.stmt.Mixins {
+					if ms := r.schemaByIdent(pi, m); ms != nil && ms.isMixin && !ms.isProtocol() {
+						si.mixins = append(si.mixins, ms)
+					}
+				}
+			} else if si.rule != nil {
+				if p := r.schemaByIdent(pi, si.rule.ForHostName); p != nil && p.isProtocol() {
+					si.protocol = p
+				}
+			}
+		}
+	}
+	r.findCycles()
+	// Break inheritance cycles so that walks up the chain end.
+	for _, pi := range r.infos {
+		if pi.cached {
+			continue
+		}
+		for _, sym := range pi.globals {
+			if sym.kind == symSchema {
+				breakCycle(sym.schema)
+			}
+		}
+	}
+}
+
+func breakCycle(s *schemaInfo) {
+	seen := map[*schemaInfo]bool{}
+	for cur := s; cur != nil; cur = cur.parent {
+		if seen[cur.parent] {
+			cur.parent = nil
+			return
+		}
+		seen[cur] = true
 	}
 }

@@ -1,6 +1,9 @@
-package resolve
+package check
 
-import "github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
 
 // builtinNames are the official engine's builtin functions, in its order; 0.12.1
 // has no reduce (newer engines do)
@@ -99,7 +102,7 @@ var (
 // builtinArguments reports a positional argument of a builtin (or math
 // function) whose type cannot be the parameter's, as the official argument
 // check does. Schema instances are left to run time.
-func (r *resolver) builtinArguments(e *syntax.CallExpr) {
+func (r *checker) builtinArguments(e *syntax.CallExpr) {
 	id, ok := e.Func.(*syntax.Identifier)
 	if !ok || r.shadowed(id) {
 		return
@@ -194,19 +197,19 @@ var (
 // arity reports a call with more positional arguments than the function
 // takes (at the first one too many) or fewer than it needs, keywords
 // counted, as the official engine does after the argument types.
-func (r *resolver) arity(e *syntax.CallExpr, quoted string, a arity, keywords int) {
+func (r *checker) arity(e *syntax.CallExpr, quoted string, a arity, keywords int) {
 	if a.max >= 0 && len(e.Args) > a.max {
-		r.report(KindCompile, e.Args[a.max].Pos(), "%s takes %s but %d were given", quoted, positional(a.max), len(e.Args))
+		r.report(errkind.Compile, e.Args[a.max].Pos(), "%s takes %s but %d were given", quoted, positional(a.max), len(e.Args))
 		return
 	}
 	if got := len(e.Args) + keywords; got < a.min {
-		r.report(KindCompile, e.Func.Pos(), "expected %s, found %d", positional(a.min), got)
+		r.report(errkind.Compile, e.Func.Pos(), "expected %s, found %d", positional(a.min), got)
 	}
 }
 
 // typedArguments reports positional arguments whose type cannot be their
 // parameter's (nil: any); schema instances are left to run time.
-func (r *resolver) typedArguments(args []syntax.Expr, params []*typ) {
+func (r *checker) typedArguments(args []syntax.Expr, params []*typ) {
 	for i, a := range args {
 		if i >= len(params) || a == nil {
 			break
@@ -222,7 +225,7 @@ func (r *resolver) typedArguments(args []syntax.Expr, params []*typ) {
 			continue
 		}
 		if !assignable(t, params[i]) {
-			r.report(KindType, a.Pos(), "expected %s, got %s", params[i], t)
+			r.report(errkind.Type, a.Pos(), "expected %s, got %s", params[i], t)
 		}
 	}
 }

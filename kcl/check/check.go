@@ -1,4 +1,4 @@
-// Package resolve is the static pass between syntax and eval, in the manner of
+// Package check is the static pass between syntax and eval, in the manner of
 // starlark-go's resolve package: before anything runs, it binds every name of a
 // program to its scope and reports what the official KCL resolver reports —
 // undefined names (with its "did you mean" suggestions), unknown members of
@@ -8,18 +8,21 @@
 // The pass is deliberately conservative: where the official rules are not
 // modelled, a name or type is taken as valid. A program the official engine
 // accepts must never be rejected here.
-package resolve
+//
+// Files by concept: check.go (the program model and entry points), checker.go
+// (the walk's state), declare.go (a package's globals and schemas), stmt.go,
+// expr.go, names.go, annotation.go, arguments.go (walks), infer.go, types.go,
+// binary.go, builtins.go (types), assign.go (assignability), inherit.go (schema
+// inheritance), immutable.go (reassigned globals), config_keys.go,
+// config_types.go, config_entries.go, config_context.go (config literals
+// against schemas), order.go, report.go (diagnostics in the official order),
+// cache.go (reuse across runs), suggest.go, format.go (the official texts).
+package check
 
 import (
 	"fmt"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
-)
-
-// Error kinds, spelled as the official engine prints them.
-const (
-	KindCompile = "CompileError"
-	KindType    = "TypeError"
 )
 
 // Program is every package of a run: the main package and what it imports,
@@ -37,11 +40,11 @@ type Program struct {
 // Package is one KCL package.
 type Package struct {
 	Path  string // "__main__" or the dotted import path
-	Files []*File
+	Files []*SourceFile
 }
 
 // File is one parsed file of a package.
-type File struct {
+type SourceFile struct {
 	Module *syntax.Module
 	// Body is the statements to check (Module.Body, or the evaluator's
 	// per-run copy after merging configs of the main package).
@@ -81,7 +84,7 @@ func Check(prog *Program) []*Diagnostic {
 	if diags, ok := programCacheGet(mainKey); ok {
 		return diags
 	}
-	r := &resolver{prog: prog, infos: map[string]*pkgInfo{}}
+	r := &checker{prog: prog, infos: map[string]*pkgInfo{}}
 	fresh := map[string]bool{}
 	for _, p := range sortedPackages(prog) {
 		if p != prog.Main {
@@ -105,6 +108,13 @@ func Check(prog *Program) []*Diagnostic {
 	return r.diags
 }
 
+// File checks one parsed file as a whole program, with no imported packages
+// (an import of anything but a system module is taken as valid).
+func File(m *syntax.Module) []*Diagnostic {
+	main := &Package{Path: "__main__", Files: []*SourceFile{{Module: m, Body: m.Body}}}
+	return Check(&Program{Main: main, Packages: map[string]*Package{main.Path: main}})
+}
+
 // sortedPackages lists the packages in a fixed order: main first, then by path.
 func sortedPackages(prog *Program) []*Package {
 	out := []*Package{prog.Main}
@@ -121,7 +131,7 @@ func sortedPackages(prog *Program) []*Package {
 	return out
 }
 
-func (r *resolver) checkPackage(p *Package, depth int) {
+func (r *checker) checkPackage(p *Package, depth int) {
 	if p == nil || r.visited[p] || depth > 1000 {
 		return
 	}
@@ -142,13 +152,4 @@ func (r *resolver) checkPackage(p *Package, depth int) {
 	start := len(r.diags)
 	r.checkBodies(p)
 	pi.diags = append([]*Diagnostic(nil), r.diags[start:]...)
-}
-
-func (r *resolver) report(kind string, pos syntax.Position, format string, args ...any) *Diagnostic {
-	d := &Diagnostic{Kind: kind, Messages: []Message{{Pos: pos, Msg: fmt.Sprintf(format, args...)}}}
-	if len(r.diags) < maxDiagnostics {
-		r.diags = append(r.diags, d)
-		r.tag(d)
-	}
-	return d
 }

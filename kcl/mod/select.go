@@ -90,7 +90,8 @@ type pending struct {
 	direct     bool
 }
 
-type resolver struct {
+// selector chooses one version of every package of the graph, breadth first.
+type selector struct {
 	opts       Options
 	programDir string
 	lock       *Lock
@@ -122,7 +123,7 @@ func Resolve(ctx context.Context, programDir string, opts Options) (*Resolution,
 	if err != nil {
 		return nil, err
 	}
-	r := &resolver{opts: opts, programDir: programDir, lock: lock, resolved: map[string]*Resolved{}}
+	r := &selector{opts: opts, programDir: programDir, lock: lock, resolved: map[string]*Resolved{}}
 	for name, dir := range opts.External {
 		r.resolved[name] = &Resolved{Name: name, Version: packageVersion(dir, ""), Source: dir, Dir: dir, Local: true}
 	}
@@ -135,7 +136,7 @@ func Resolve(ctx context.Context, programDir string, opts Options) (*Resolution,
 		}
 		p := r.queue[0]
 		r.queue = r.queue[1:]
-		if err := r.resolve(ctx, p); err != nil {
+		if err := r.choose(ctx, p); err != nil {
 			return nil, err
 		}
 	}
@@ -147,7 +148,7 @@ func Resolve(ctx context.Context, programDir string, opts Options) (*Resolution,
 	return res, nil
 }
 
-func (r *resolver) resolve(ctx context.Context, p pending) error {
+func (r *selector) choose(ctx context.Context, p pending) error {
 	name := p.dep.ImportName()
 	if have, ok := r.resolved[name]; ok {
 		// The program's own declaration and a locked choice stand; otherwise the
@@ -175,7 +176,7 @@ func (r *resolver) resolve(ctx context.Context, p pending) error {
 
 // locate finds or fetches one package; it returns the package and the folder
 // its own local dependencies must stay inside.
-func (r *resolver) locate(ctx context.Context, p pending) (*Resolved, string, error) {
+func (r *selector) locate(ctx context.Context, p pending) (*Resolved, string, error) {
 	d := p.dep
 	name := d.ImportName()
 	if d.Path != "" {
@@ -249,7 +250,7 @@ func (r *resolver) locate(ctx context.Context, p pending) (*Resolved, string, er
 
 // source is where to fetch a dependency: exactly what the lock pins, or what
 // kcl.mod declares.
-func (r *resolver) source(d Dependency, l Locked, isLocked bool) (Source, string, error) {
+func (r *selector) source(d Dependency, l Locked, isLocked bool) (Source, string, error) {
 	pkgName := firstNonEmpty(d.Package, l.Package)
 	if isLocked {
 		switch {
@@ -279,7 +280,7 @@ func (r *resolver) source(d Dependency, l Locked, isLocked bool) (Source, string
 
 // vendored finds the dependency under the program's vendor/ folder, where
 // `kcl mod vendor` puts it (vendor/<full_name>).
-func (r *resolver) vendored(d Dependency, l Locked) (string, bool) {
+func (r *selector) vendored(d Dependency, l Locked) (string, bool) {
 	for _, folder := range []string{l.FullName, fullName(d, l), d.Name} {
 		if folder == "" || strings.HasSuffix(folder, "_") || strings.ContainsAny(folder, `/\`) || folder == ".." {
 			continue

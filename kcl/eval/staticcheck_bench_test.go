@@ -29,7 +29,7 @@ func BenchmarkStaticPass(b *testing.B) {
 			}
 		}
 	})
-	b.Run("resolve", func(b *testing.B) {
+	b.Run("check", func(b *testing.B) {
 		b.ReportAllocs()
 		c := cfg()
 		sb, err := newSandbox([]string{c.Root}, nil)
@@ -43,7 +43,7 @@ func BenchmarkStaticPass(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := in.resolveProgram(main); err != nil {
+			if err := in.checkProgram(main); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -1,18 +1,16 @@
-package resolve
+package check
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
-// KindIllegalParameter is the kind of a malformed parameter list.
-const KindIllegalParameter = "IllegalParameterError"
-
 // parameters reports a parameter without a default after one with a default,
 // last first as the official resolver does.
-func (r *resolver) parameters(args *syntax.Arguments) {
+func (r *checker) parameters(args *syntax.Arguments) {
 	if args == nil {
 		return
 	}
@@ -24,7 +22,7 @@ func (r *resolver) parameters(args *syntax.Arguments) {
 			continue
 		}
 		if mark {
-			r.diag(&Diagnostic{Kind: KindIllegalParameter, Messages: []Message{{Pos: d.Pos(), Msg: "non-default argument follows default argument"}}, Note: "A default argument"})
+			r.diag(&Diagnostic{Kind: errkind.IllegalParameter, Messages: []Message{{Pos: d.Pos(), Msg: "non-default argument follows default argument"}}, Note: "A default argument"})
 		}
 	}
 }
@@ -47,7 +45,7 @@ type signature struct {
 
 // schemaArguments walks and checks the arguments of a schema
 // instantiation.
-func (r *resolver) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kwargs []*syntax.Keyword) {
+func (r *checker) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kwargs []*syntax.Keyword) {
 	if sig, ok := r.callSignature(fn); ok {
 		r.callArguments(fn, sig, args, kwargs, true)
 		return
@@ -62,7 +60,7 @@ func (r *resolver) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kw
 // schema's, a package-level lambda's (once its assignment has been walked),
 // an imported package's lambda's, or those of a lambda assigned to a local of
 // the lambda body being walked.
-func (r *resolver) callSignature(fn *syntax.Identifier) (signature, bool) {
+func (r *checker) callSignature(fn *syntax.Identifier) (signature, bool) {
 	if fn == nil || len(fn.Names) == 0 {
 		return signature{}, false
 	}
@@ -97,7 +95,7 @@ func (r *resolver) callSignature(fn *syntax.Identifier) (signature, bool) {
 
 // localLambda is the lambda a local name of a lambda body was first assigned,
 // if that local is the one fn names.
-func (r *resolver) localLambda(fn *syntax.Identifier) *syntax.LambdaExpr {
+func (r *checker) localLambda(fn *syntax.Identifier) *syntax.LambdaExpr {
 	if len(fn.Names) != 1 {
 		return nil
 	}
@@ -121,7 +119,7 @@ type param struct {
 // each argument first, as the official resolver does: an argument's type is
 // judged before the next argument is walked, and the arguments past the
 // parameters' count after the first are not walked.
-func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []syntax.Expr, kwargs []*syntax.Keyword, walk bool) {
+func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syntax.Expr, kwargs []*syntax.Keyword, walk bool) {
 	var params []param
 	if a := sig.args; a != nil {
 		for i, p := range a.Args {
@@ -162,7 +160,7 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 			r.expr(a)
 		}
 		if i >= len(params) {
-			r.report(KindCompile, args[len(params)].Pos(), "%s takes %s but %d were given", sig.name, positional(len(params)), len(args))
+			r.report(errkind.Compile, args[len(params)].Pos(), "%s takes %s but %d were given", sig.name, positional(len(params)), len(args))
 			break
 		}
 		check(params[i], a)
@@ -180,7 +178,7 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 			if prevKw != nil {
 				pos = prevKw.End()
 			}
-			r.report(KindCompile, pos, "%s has duplicated keyword argument %s", sig.name, name)
+			r.report(errkind.Compile, pos, "%s has duplicated keyword argument %s", sig.name, name)
 		}
 		seen[name] = true
 		prevKw = kw
@@ -197,7 +195,7 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 			if suggs := suggestions(name, names); len(suggs) > 0 {
 				msg = fmt.Sprintf(", did you mean '%s'?", strings.Join(suggs, " or "))
 			}
-			r.report(KindCompile, kw.Arg.Pos(), "%s got an unexpected keyword argument '%s'%s", sig.name, name, msg)
+			r.report(errkind.Compile, kw.Arg.Pos(), "%s got an unexpected keyword argument '%s'%s", sig.name, name, msg)
 			// The official walk reaches the value of a known keyword only.
 			continue
 		}
@@ -216,7 +214,7 @@ func (r *resolver) callArguments(fn *syntax.Identifier, sig signature, args []sy
 		}
 	}
 	if got < required {
-		r.report(KindCompile, fn.Pos(), "expected %s, found %d", positional(required), got)
+		r.report(errkind.Compile, fn.Pos(), "expected %s, found %d", positional(required), got)
 	}
 }
 
@@ -230,7 +228,7 @@ var strRequired = map[string][]string{
 
 // strMethodCall reports a string method called without its required
 // arguments, such as "".startswith().
-func (r *resolver) strMethodCall(e *syntax.CallExpr) {
+func (r *checker) strMethodCall(e *syntax.CallExpr) {
 	var recv *typ
 	var method string
 	switch f := e.Func.(type) {
@@ -253,7 +251,7 @@ func (r *resolver) strMethodCall(e *syntax.CallExpr) {
 	}
 	r.typedArguments(e.Args, strMethodParams[method])
 	if max, ok := strMethodMax[method]; ok && len(e.Args) > max {
-		r.report(KindCompile, e.Args[max].Pos(), `"%s" takes %s but %d were given`, method, positional(max), len(e.Args))
+		r.report(errkind.Compile, e.Args[max].Pos(), `"%s" takes %s but %d were given`, method, positional(max), len(e.Args))
 		return
 	}
 	required, ok := strRequired[method]
@@ -267,6 +265,41 @@ func (r *resolver) strMethodCall(e *syntax.CallExpr) {
 		}
 	}
 	if got < len(required) {
-		r.report(KindCompile, e.Func.Pos(), "expected %s, found %d", positional(len(required)), got)
+		r.report(errkind.Compile, e.Func.Pos(), "expected %s, found %d", positional(len(required)), got)
+	}
+}
+
+// arguments checks parameter types and defaults in the enclosing scope and
+// defines the parameters in sc.
+func (r *checker) arguments(args *syntax.Arguments, sc *scope) {
+	if args == nil {
+		return
+	}
+	for i, a := range args.Args {
+		if i < len(args.TyList) {
+			r.annotation(args.TyList[i])
+		}
+		if i < len(args.Defaults) {
+			r.expr(args.Defaults[i])
+		}
+		if a != nil && len(a.Names) > 0 {
+			sc.define(a.Names[0].Value)
+		}
+	}
+}
+
+// argumentTypes gives a lambda's annotated parameters their types in its
+// body, where the official resolver checks their uses and reassignments.
+func (r *checker) argumentTypes(args *syntax.Arguments, sc *scope) {
+	if args == nil {
+		return
+	}
+	for i, a := range args.Args {
+		if i >= len(args.TyList) || args.TyList[i] == nil || a == nil || len(a.Names) == 0 {
+			continue
+		}
+		if t := r.fromSyntax(r.pkg, args.TyList[i], 0); !t.isAny() {
+			sc.setType(a.Names[0].Value, t)
+		}
 	}
 }

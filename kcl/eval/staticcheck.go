@@ -4,28 +4,29 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/check"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/modules"
-	"github.com/kcl-lang/flux-kcl-controller/kcl/resolve"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
-// staticPassOff skips the static pass (resolveProgram), as the engine ran
+// staticPassOff skips the static pass (checkProgram), as the engine ran
 // before it had one. Only the benchmarks that measure the pass's share of a
 // warm compile set it: a program it would refuse then runs.
 var staticPassOff bool
 
-// resolveProgram loads every package the main package imports, transitively,
+// checkProgram loads every package the main package imports, transitively,
 // and runs the static pass over them before anything is evaluated, as the
 // official engine does: a program it refuses is refused before it prints.
-func (in *Interp) resolveProgram(mainPkg *pkgState) error {
-	prog := &resolve.Program{Packages: map[string]*resolve.Package{}, MainVariant: strings.Join(in.cfg.Overrides, "\x00")}
-	pkgs := map[*pkgState]*resolve.Package{}
+func (in *Interp) checkProgram(mainPkg *pkgState) error {
+	prog := &check.Program{Packages: map[string]*check.Package{}, MainVariant: strings.Join(in.cfg.Overrides, "\x00")}
+	pkgs := map[*pkgState]*check.Package{}
 	var queue []*pkgState
-	get := func(p *pkgState) *resolve.Package {
+	get := func(p *pkgState) *check.Package {
 		if rp, ok := pkgs[p]; ok {
 			return rp
 		}
-		rp := &resolve.Package{Path: p.path}
+		rp := &check.Package{Path: p.path}
 		pkgs[p] = rp
 		prog.Packages[p.path] = rp
 		queue = append(queue, p)
@@ -40,7 +41,7 @@ func (in *Interp) resolveProgram(mainPkg *pkgState) error {
 		for _, f := range p.files {
 			// Imports is made on a file's first import: most files of a
 			// large package (the k8s module's) import nothing.
-			rf := &resolve.File{Module: f.mod, Body: f.body}
+			rf := &check.SourceFile{Module: f.mod, Body: f.body}
 			rp.Files = append(rp.Files, rf)
 			for _, s := range f.body {
 				imp, ok := s.(*syntax.ImportStmt)
@@ -62,7 +63,7 @@ func (in *Interp) resolveProgram(mainPkg *pkgState) error {
 					return err
 				}
 				if rf.Imports == nil {
-					rf.Imports = map[*syntax.ImportStmt]*resolve.Package{}
+					rf.Imports = map[*syntax.ImportStmt]*check.Package{}
 				}
 				rf.Imports[imp] = get(dep)
 				edges[p] = append(edges[p], importEdge{stmt: imp, to: dep})
@@ -72,7 +73,7 @@ func (in *Interp) resolveProgram(mainPkg *pkgState) error {
 	if err := importCycle(mainPkg, edges); err != nil {
 		return err
 	}
-	diags := resolve.Check(prog)
+	diags := check.Check(prog)
 	if len(diags) == 0 {
 		return nil
 	}
@@ -83,7 +84,7 @@ func (in *Interp) resolveProgram(mainPkg *pkgState) error {
 	return first
 }
 
-func diagnosticError(d *resolve.Diagnostic) *Error {
+func diagnosticError(d *check.Diagnostic) *Error {
 	e := &Error{Kind: d.Kind, Msg: d.Messages[0].Msg, Pos: d.Messages[0].Pos, Note: d.Note}
 	for _, m := range d.Messages[1:] {
 		e.Labels = append(e.Labels, Label{Pos: m.Pos, Msg: m.Msg})
@@ -93,13 +94,13 @@ func diagnosticError(d *resolve.Diagnostic) *Error {
 
 // syntaxFailure is the error of a program with syntax errors: all of them,
 // then what the static pass found in the partial modules (the official engine
-// reports both), resolveErr. It runs the static pass itself when resolveErr
+// reports both), checkErr. It runs the static pass itself when checkErr
 // is nil and run is set; a static pass that cannot cope with a partial module
 // adds nothing.
-func (in *Interp) syntaxFailure(mainPkg *pkgState, resolveErr error, run bool) (err error) {
+func (in *Interp) syntaxFailure(mainPkg *pkgState, checkErr error, run bool) (err error) {
 	var rerr *Error
-	if run && resolveErr == nil {
-		resolveErr = in.resolveGuarded(mainPkg)
+	if run && checkErr == nil {
+		checkErr = in.checkGuarded(mainPkg)
 	}
 	first := in.syntaxErrs[0]
 	for _, e := range in.syntaxErrs[1:] {
@@ -107,7 +108,7 @@ func (in *Interp) syntaxFailure(mainPkg *pkgState, resolveErr error, run bool) (
 		first.Also = append(first.Also, e.Also...)
 		e.Also = nil
 	}
-	if errors.As(resolveErr, &rerr) && !rerr.isSyntax() {
+	if errors.As(checkErr, &rerr) && !rerr.isSyntax() {
 		first.Also = append(first.Also, rerr)
 		first.Also = append(first.Also, rerr.Also...)
 		rerr.Also = nil
@@ -115,9 +116,9 @@ func (in *Interp) syntaxFailure(mainPkg *pkgState, resolveErr error, run bool) (
 	return first
 }
 
-// resolveGuarded runs the static pass; over partial modules (syntax errors
+// checkGuarded runs the static pass; over partial modules (syntax errors
 // already found) a failure of the pass itself is no error of the program.
-func (in *Interp) resolveGuarded(mainPkg *pkgState) (err error) {
+func (in *Interp) checkGuarded(mainPkg *pkgState) (err error) {
 	defer func() {
 		if len(in.syntaxErrs) == 0 {
 			return
@@ -126,7 +127,7 @@ func (in *Interp) resolveGuarded(mainPkg *pkgState) (err error) {
 			err = nil
 		}
 	}()
-	return in.resolveProgram(mainPkg)
+	return in.checkProgram(mainPkg)
 }
 
 type importEdge struct {
@@ -172,7 +173,7 @@ func importCycle(mainPkg *pkgState, edges map[*pkgState][]importEdge) error {
 			msg.WriteString("\n- " + f.path)
 		}
 	}
-	first := &Error{Kind: KindRecursiveLoad, Msg: msg.String()}
+	first := &Error{Kind: errkind.RecursiveLoad, Msg: msg.String()}
 	if len(cycle) < 2 {
 		return first
 	}
@@ -185,7 +186,7 @@ func importCycle(mainPkg *pkgState, edges map[*pkgState][]importEdge) error {
 		next := cycle[(i+1)%len(cycle)]
 		for _, e := range edges[p] {
 			if e.to == next {
-				first.Also = append(first.Also, errorAt(e.stmt.Pos(), KindCompile, "%s", text))
+				first.Also = append(first.Also, errorAt(e.stmt.Pos(), errkind.Compile, "%s", text))
 				break
 			}
 		}

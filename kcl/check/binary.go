@@ -1,6 +1,7 @@
-package resolve
+package check
 
 import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
@@ -28,7 +29,7 @@ func (t *typ) concrete() bool {
 
 // binary reports an arithmetic or union operator the official table has
 // no entry for, such as `1 + None`, and a literal division by zero.
-func (r *resolver) binary(e *syntax.BinaryExpr) {
+func (r *checker) binary(e *syntax.BinaryExpr) {
 	if e.Op == syntax.As {
 		r.conversion(e)
 		return
@@ -37,7 +38,7 @@ func (r *resolver) binary(e *syntax.BinaryExpr) {
 }
 
 // conversion reports `v as T` where neither type is assignable to the other.
-func (r *resolver) conversion(e *syntax.BinaryExpr) {
+func (r *checker) conversion(e *syntax.BinaryExpr) {
 	id, ok := e.Right.(*syntax.Identifier)
 	if !ok || len(id.Names) == 0 || r.shadowed(id) {
 		return
@@ -63,7 +64,7 @@ func (r *resolver) conversion(e *syntax.BinaryExpr) {
 		return
 	}
 	if !assignable(from, to) && !assignable(to, from) {
-		r.report(KindType, e.Pos(), "Conversion of type '%s' to type '%s' may be a mistake because neither type sufficiently overlaps with the other", from, to)
+		r.report(errkind.Type, e.Pos(), "Conversion of type '%s' to type '%s' may be a mistake because neither type sufficiently overlaps with the other", from, to)
 	}
 }
 
@@ -75,7 +76,7 @@ var augOps = map[syntax.AugOp]syntax.BinOp{
 }
 
 // augBinary checks `x op= v` on a global whose type is known.
-func (r *resolver) augBinary(s *syntax.AugAssignStmt) {
+func (r *checker) augBinary(s *syntax.AugAssignStmt) {
 	op, ok := augOps[s.Op]
 	if !ok || s.Target == nil || s.Target.Name == nil || len(s.Target.Paths) > 0 {
 		return
@@ -106,7 +107,7 @@ func (r *resolver) augBinary(s *syntax.AugAssignStmt) {
 	}
 }
 
-func (r *resolver) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position) {
+func (r *checker) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position) {
 	// As the official table, a union of literals counts as its base
 	// types (1 | 2 is int); any other union has no entry. A schema only
 	// unions with a schema or a dict on its right ({} | S is refused);
@@ -136,7 +137,7 @@ func (r *resolver) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position)
 	case syntax.Div, syntax.FloorDiv, syntax.Mod:
 		ok = l.isNumber() && rt.isNumber()
 		if ok && (rt.kind == tLitInt && rt.lit == "0" || rt.kind == tLitFloat && rt.lit == "0") {
-			r.report(KindType, pos, "integer division or modulo by zero")
+			r.report(errkind.Type, pos, "integer division or modulo by zero")
 		}
 	case syntax.LShift, syntax.RShift, syntax.BitXor, syntax.BitAnd:
 		ok = l.isIntKind() && rt.isIntKind()
@@ -145,7 +146,7 @@ func (r *resolver) binaryCheck(op syntax.BinOp, l, rt *typ, pos syntax.Position)
 			l.kind == tDict && rt.kind == tDict || l.kind == tSchema && (rt.kind == tSchema || rt.kind == tDict)
 	}
 	if !ok {
-		r.report(KindType, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l0, r0)
+		r.report(errkind.Type, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l0, r0)
 	}
 }
 
@@ -156,7 +157,7 @@ func (t *typ) isPrimitive() bool { return t.isNumberBool() || t.isStrKind() }
 // compare reports comparisons the official table has no entry for: an
 // order between anything but numbers and bools, equality between values
 // of different kinds, membership in a non-iterable.
-func (r *resolver) compare(e *syntax.Compare) {
+func (r *checker) compare(e *syntax.Compare) {
 	left := r.exprType(e.Left, 0)
 	for i, op := range e.Ops {
 		if i >= len(e.Comparators) {
@@ -168,7 +169,7 @@ func (r *resolver) compare(e *syntax.Compare) {
 	}
 }
 
-func (r *resolver) compareCheck(op syntax.CmpOp, l, rt *typ, pos syntax.Position) {
+func (r *checker) compareCheck(op syntax.CmpOp, l, rt *typ, pos syntax.Position) {
 	l, rt = variableUnion(l), variableUnion(rt)
 	for _, t := range []*typ{l, rt} {
 		if t.isAny() || t.kind == tUnion && hasSchema(t) {
@@ -190,7 +191,7 @@ func (r *resolver) compareCheck(op syntax.CmpOp, l, rt *typ, pos syntax.Position
 	case (l.kind == tNone || rt.kind == tNone) && (op == syntax.Eq || op == syntax.NotEq || op == syntax.Is || op == syntax.IsNot || op == syntax.CmpNot):
 		return
 	}
-	r.report(KindType, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l, rt)
+	r.report(errkind.Type, pos, "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), l, rt)
 }
 
 // unaryResult is the official unary table: + and - take numbers, ~ ints and
@@ -211,14 +212,14 @@ func unaryResult(op syntax.UnaryOp, t *typ) (*typ, bool) {
 }
 
 // unary reports `-x` and `~x` on an operand the official table refuses.
-func (r *resolver) unary(e *syntax.UnaryExpr) {
+func (r *checker) unary(e *syntax.UnaryExpr) {
 	t := r.exprType(e.Operand, 0)
 	if !t.concrete() && t.kind != tUnion {
 		return
 	}
 	if _, ok := unaryResult(e.Op, t); !ok {
 		// The official position is the operand's.
-		r.report(KindType, e.Operand.Pos(), "bad operand type for unary %s: '%s'", e.Op.Symbol(), t)
+		r.report(errkind.Type, e.Operand.Pos(), "bad operand type for unary %s: '%s'", e.Op.Symbol(), t)
 	}
 }
 

@@ -1,8 +1,6 @@
-package resolve_test
+package check_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kcl-lang/flux-kcl-controller/kcl"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/check"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
 // chunk is one program of a testdata file with the errors it must raise.
@@ -54,24 +54,19 @@ func readChunks(t testing.TB, path string) []chunk {
 	return out
 }
 
-// run compiles src through the engine's entry point.
-func run(t testing.TB, src string) (*kcl.Result, error) {
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "main.k"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
+// diagnostics parses src and checks it as a whole program, without eval.
+func diagnostics(t testing.TB, src string) []*check.Diagnostic {
+	m, err := syntax.ParseFile("main.k", []byte(src))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
 	}
-	return kcl.Run(context.Background(), kcl.Options{WorkDir: dir, Files: []string{"main.k"}})
+	return check.File(m)
 }
 
-func allErrors(e *kcl.Error) []*kcl.Error {
-	out := []*kcl.Error{e}
-	for _, a := range e.Also {
-		out = append(out, allErrors(a)...)
-	}
-	return out
-}
-
-func TestResolve(t *testing.T) {
+// TestFile checks each chunk of testdata/*.k with check.File: every
+// diagnostic must be expected by a ### comment on its line, and every
+// expectation met.
+func TestFile(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.k")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no testdata: %v", err)
@@ -79,39 +74,28 @@ func TestResolve(t *testing.T) {
 	for _, f := range files {
 		for _, c := range readChunks(t, f) {
 			t.Run(c.name, func(t *testing.T) {
-				_, err := run(t, c.src)
-				if len(c.want) == 0 {
-					if err != nil {
-						t.Fatalf("unexpected error: %v", err)
-					}
-					return
-				}
-				var ke *kcl.Error
-				if !errors.As(err, &ke) {
-					t.Fatalf("want errors %v, got %v", c.want, err)
-				}
-				got := allErrors(ke)
+				got := diagnostics(t, c.src)
 				for _, w := range c.want {
 					found := false
 					for _, g := range got {
-						if g.Line == w.line && strings.Contains(g.Message, w.msg) {
+						if g.Messages[0].Pos.Line == w.line && strings.Contains(g.Messages[0].Msg, w.msg) {
 							found = true
 						}
 					}
 					if !found {
 						t.Errorf("line %d: no error containing %q; got:", w.line, w.msg)
 						for _, g := range got {
-							t.Errorf("  %d:%d %s: %s", g.Line, g.Col, g.Kind, g.Message)
+							t.Errorf("  %v", g)
 						}
 					}
 				}
 				for _, g := range got {
 					expected := false
 					for _, w := range c.want {
-						expected = expected || g.Line == w.line && strings.Contains(g.Message, w.msg)
+						expected = expected || g.Messages[0].Pos.Line == w.line && strings.Contains(g.Messages[0].Msg, w.msg)
 					}
 					if !expected {
-						t.Errorf("unexpected error %d:%d %s: %s", g.Line, g.Col, g.Kind, g.Message)
+						t.Errorf("unexpected diagnostic %v", g)
 					}
 				}
 			})
@@ -139,14 +123,13 @@ func TestUndefinedNameInAnnotationAtItsStart(t *testing.T) {
 		{"a = 1 + \"s\"\ntype T = Nope\n", 2, 6, 2},
 		{"schema A:\n    f = lambda -> Nope { 1 }\n", 2, 5, 1},
 	} {
-		_, err := run(t, c.src)
-		var ke *kcl.Error
-		if !errors.As(err, &ke) {
-			t.Fatalf("%q: want an error, got %v", c.src, err)
+		got := diagnostics(t, c.src)
+		if len(got) == 0 {
+			t.Fatalf("%q: want a diagnostic, got none", c.src)
 		}
-		got := allErrors(ke)
-		if len(got) != c.n || got[0].Line != c.line || got[0].Col != c.col || got[0].Kind != "CompileError" {
-			t.Errorf("%q: got %d errors, first %d:%d %s, want %d, first %d:%d", c.src, len(got), got[0].Line, got[0].Col, got[0].Kind, c.n, c.line, c.col)
+		first := got[0].Messages[0].Pos
+		if len(got) != c.n || first.Line != c.line || first.Col != c.col || got[0].Kind != errkind.Compile {
+			t.Errorf("%q: got %d diagnostics, first %v, want %d, first %d:%d", c.src, len(got), got[0], c.n, c.line, c.col)
 		}
 	}
 }

@@ -1,16 +1,11 @@
-package resolve
+package check
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
-)
-
-// Error kinds of the global checks.
-const (
-	KindImmutable = "ImmutableError"
-	KindUniqueKey = "UniqueKeyError"
 )
 
 func isPrivate(name string) bool { return strings.HasPrefix(name, "_") }
@@ -18,7 +13,7 @@ func isPrivate(name string) bool { return strings.HasPrefix(name, "_") }
 // checkGlobals reports what the official resolver finds while it builds a
 // package's global scope, before it walks the bodies: schema names defined
 // twice and exported globals assigned twice (globals are immutable).
-func (r *resolver) checkGlobals(p *Package) {
+func (r *checker) checkGlobals(p *Package) {
 	declared := map[string]syntax.Position{}
 	for _, f := range p.Files {
 		for _, s := range f.Body {
@@ -42,7 +37,7 @@ func (r *resolver) checkGlobals(p *Package) {
 				continue
 			}
 			if _, seen := declared[name.Value]; seen {
-				r.report(KindUniqueKey, s.Pos(), "Unique key error name '%s'", name.Value)
+				r.report(errkind.UniqueKey, s.Pos(), "Unique key error name '%s'", name.Value)
 				continue
 			}
 			declared[name.Value] = s.Pos()
@@ -66,7 +61,7 @@ func (r *resolver) checkGlobals(p *Package) {
 					}
 					name := t.Name.Value
 					if first, seen := declared[name]; seen && !isPrivate(name) {
-						r.diag(&Diagnostic{Kind: KindImmutable, Messages: []Message{
+						r.diag(&Diagnostic{Kind: errkind.Immutable, Messages: []Message{
 							{Pos: t.Pos(), Msg: fmt.Sprintf("Can not change the value of '%s', because it was declared immutable", name)},
 							{Pos: first, Msg: fmt.Sprintf("The variable '%s' is declared here", name)},
 						}, Note: fmt.Sprintf("change the variable name to '_%s' to make it mutable", name)})
@@ -90,7 +85,7 @@ func (r *resolver) checkGlobals(p *Package) {
 }
 
 // augAssign reports `x += v` on an exported global assigned before.
-func (r *resolver) augAssign(s *syntax.AugAssignStmt) {
+func (r *checker) augAssign(s *syntax.AugAssignStmt) {
 	if s.Target == nil || s.Target.Name == nil {
 		return
 	}
@@ -103,28 +98,21 @@ func (r *resolver) augAssign(s *syntax.AugAssignStmt) {
 		}
 		return
 	}
-	r.diag(&Diagnostic{Kind: KindImmutable, Messages: []Message{
+	r.diag(&Diagnostic{Kind: errkind.Immutable, Messages: []Message{
 		{Pos: s.Target.Pos(), Msg: fmt.Sprintf("Immutable variable '%s' is modified during compiling", name)},
 		{Pos: first, Msg: fmt.Sprintf("The variable '%s' is declared here firstly", name)},
 	}, Note: fmt.Sprintf("change the variable name to '_%s' to make it mutable", name)})
 }
 
-func (r *resolver) diag(d *Diagnostic) {
-	if len(r.diags) < maxDiagnostics {
-		r.diags = append(r.diags, d)
-		r.tag(d)
-	}
-}
-
 // uniqueKey reports a schema whose name a global of the package already
 // has, as the official resolver does while it walks the statements.
-func (r *resolver) uniqueKey(name *syntax.Name) {
+func (r *checker) uniqueKey(name *syntax.Name) {
 	first, seen := r.assigned[name.Value]
 	if !seen {
 		r.assigned[name.Value] = name.Pos()
 		return
 	}
-	r.diag(&Diagnostic{Kind: KindUniqueKey, Messages: []Message{
+	r.diag(&Diagnostic{Kind: errkind.UniqueKey, Messages: []Message{
 		{Pos: name.Pos(), Msg: fmt.Sprintf("Unique key error name '%s'", name.Value)},
 		{Pos: first, Msg: fmt.Sprintf("The variable '%s' is declared here", name.Value)},
 	}})

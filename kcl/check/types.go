@@ -1,4 +1,4 @@
-package resolve
+package check
 
 import (
 	"strconv"
@@ -397,7 +397,7 @@ func assignable(t, u *typ) bool {
 
 // fromSyntax is the type an annotation denotes; names it cannot resolve
 // are any.
-func (r *resolver) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
+func (r *checker) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 	if t == nil || depth > 50 {
 		return anyT
 	}
@@ -489,16 +489,4 @@ func (r *resolver) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 		}
 	}
 	return anyT
-}
-
-func pyBool(b bool) string {
-	if b {
-		return "True"
-	}
-	return "False"
-}
-
-// rustFloat prints a float as Rust's Display does (80.0 is "80").
-func rustFloat(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }

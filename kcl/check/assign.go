@@ -1,0 +1,114 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// mustAssign reports a value of type got stored where want is expected.
+func (r *checker) mustAssign(got, want *typ, pos syntax.Position, decl *syntax.SchemaAttr) {
+	if decl != nil {
+		p := decl.Pos()
+		r.mustAssignAt(got, want, pos, &p)
+		return
+	}
+	r.mustAssignAt(got, want, pos, nil)
+}
+
+// mustAssignAt is mustAssign with the declaration's position, if any.
+func (r *checker) mustAssignAt(got, want *typ, pos syntax.Position, declPos *syntax.Position) {
+	r.dictIntoSchema(got, want, pos, 0)
+	if assignable(got, want) {
+		return
+	}
+	d := &Diagnostic{Kind: errkind.Type, Messages: []Message{{Pos: pos, Msg: fmt.Sprintf("expected %s, got %s", want, got)}}}
+	if declPos != nil {
+		d.Messages = append(d.Messages, Message{Pos: *declPos, Msg: fmt.Sprintf("variable is defined here, its type is %s, but got %s", want, got)})
+	}
+	r.diag(d)
+}
+
+// assignTypes checks an assignment against the declared type of its target
+// and records the types of globals.
+func (r *checker) assignTypes(s *syntax.AssignStmt) {
+	if len(s.Targets) != 1 || s.Targets[0] == nil || s.Targets[0].Name == nil || len(s.Targets[0].Paths) != 0 {
+		return
+	}
+	t := s.Targets[0]
+	name := t.Name.Value
+	switch {
+	case r.local == nil && r.schema == nil:
+		if l, ok := s.Value.(*syntax.LambdaExpr); ok && l.ReturnTy != nil && r.lambdaResults[name] == nil {
+			r.lambdaResults[name] = r.fromSyntax(r.pkg, l.ReturnTy, 0)
+		}
+		r.flowAssign(s, func(n string) *typ { return r.varTypes[n] }, func(n string, t *typ) { r.varTypes[n] = t })
+	case r.local != nil && r.local.lambda:
+		sc := r.local
+		r.flowAssign(s, func(n string) *typ { return sc.types[n] }, sc.setType)
+	case r.schema != nil && r.local == r.schemaScope && s.Ty == nil:
+		want, decl := r.attrType(r.schema, name)
+		if decl == nil {
+			// An undeclared name is a local of the body.
+			sc := r.schemaScope
+			r.flowAssign(s, func(n string) *typ { return sc.types[n] }, sc.setType)
+			return
+		}
+		if want.isAny() {
+			return
+		}
+		// A schema-typed attribute's literal is a config of its schema.
+		pos := t.Pos()
+		r.ctxCheck(want, s.Value, &pos, 0)
+		r.assignLast(r.exprType(s.Value, 0), want, t.Pos(), nil)
+	}
+}
+
+// flowAssign checks an assignment of a name whose type its first
+// assignment sets (the package's globals, a lambda's locals): an annotation
+// or the first value walked types the name, later values must fit it.
+func (r *checker) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, setType func(string, *typ)) {
+	t := s.Targets[0]
+	name := t.Name.Value
+	got := r.exprType(s.Value, 0)
+	if s.Ty != nil {
+		r.annotatedConfig(s.Ty, s.Value)
+		want := r.fromSyntax(r.pkg, s.Ty, 0)
+		if want.kind != tSchema {
+			pos := t.Pos()
+			r.ctxCheck(want, s.Value, &pos, 0)
+		}
+		r.assignLast(got, want, t.Pos(), nil)
+		if typeOf(name) == nil && !want.isAny() {
+			setType(name, want)
+		}
+		return
+	}
+	// The first assignment walked types the name; later ones must
+	// fit that type, as in the official resolver.
+	if want := typeOf(name); want != nil {
+		pos := t.Pos()
+		if want.kind != tSchema {
+			r.ctxCheck(want, s.Value, &pos, 0)
+		} else if cfg := unionedConfig(s.Value); cfg != nil && want.kind == tSchema {
+			// The name's schema type is the context of the literal:
+			// its keys must be the schema's.
+			r.configKeys(want.schema, cfg, 0)
+			r.configTypes(want.schema, cfg.Items, nil, 0)
+		}
+		r.assignLast(got, want, pos, nil)
+		return
+	}
+	if w := widen(got); !w.isAny() {
+		setType(name, w)
+	}
+}
+
+// assignLast is mustAssign of a whole assignment, judged after the walk of
+// its value.
+func (r *checker) assignLast(got, want *typ, pos syntax.Position, decl *syntax.SchemaAttr) {
+	r.pushLast()
+	r.mustAssign(got, want, pos, decl)
+	r.popOrder()
+}

@@ -1,0 +1,123 @@
+package check
+
+import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// checker is the state of one Check: what the global pass declared, the
+// diagnostics so far, and where the walk is.
+type checker struct {
+	// typeAt, when set, is where an undefined name of the type being
+	// walked is reported (see annotation).
+	typeAt *syntax.Position
+	// prepassed are the annotations annotationPrepass reported on.
+	prepassed map[syntax.Type]bool
+	// topStmt is the start of the top-level or schema-body statement being
+	// walked, where the official resolver reports an undefined name in a
+	// lambda's return type.
+	topStmt syntax.Position
+	prog    *Program
+	infos   map[string]*pkgInfo // by package path
+	visited map[*Package]bool
+	diags   []*Diagnostic
+
+	// The statement being checked.
+	pkg    *pkgInfo
+	file   *SourceFile
+	local  *scope      // innermost local scope; nil at the top level
+	schema *schemaInfo // enclosing schema or rule
+	depth  int         // expression nesting, bounded against hostile input
+	// assigned are the package's globals assigned so far in the walk.
+	assigned map[string]syntax.Position
+	// varTypes are the types of the package's globals known so far;
+	// assignCount counts their assignments (only a global assigned once
+	// has a type here).
+	varTypes    map[string]*typ
+	assignCount map[string]int
+	// lambdaResults are the annotated return types of the package's
+	// globals first assigned a lambda.
+	lambdaResults map[string]*typ
+	schemaScope   *scope // the scope of the enclosing schema's body
+	// definingLambda is the global whose lambda's body is being walked;
+	// walkedLambdas the globals whose lambda has been: only calls of those
+	// are checked, as the official resolver types a global when it walks
+	// its assignment.
+	definingLambda string
+	walkedLambdas  map[string]bool
+	// lambdaBodyTypes are the types of the values the walked lambdas'
+	// bodies end with: the result type of one without annotation.
+	lambdaBodyTypes map[*syntax.LambdaExpr]*typ
+	// paramTypes are the annotated parameters of the enclosing schema.
+	paramTypes map[string]*typ
+	// deferEntries is the config of the schema expression being walked,
+	// whose entry-value checks come after its attribute types.
+	deferEntries *syntax.ConfigExpr
+	// orderPath is the place in a config walk being checked, diagOrder
+	// that of each diagnostic reported there (see order.go).
+	orderPath []orderElem
+	diagOrder map[*Diagnostic][]orderElem
+	// orderDone[k] is the last entry finished at depth k of orderPath: a
+	// diagnostic reported at that depth comes after it (`{**1} | 1`
+	// reports the `|` after the entries of its operands).
+	orderDone []orderElem
+	// globalLambdas are the package's globals assigned a lambda once.
+	globalLambdas map[string]*syntax.LambdaExpr
+}
+
+// maxDepth bounds the nesting the pass follows; the parser bounds it first.
+const maxDepth = 2000
+
+func (r *checker) checkBodies(p *Package) {
+	r.checkGlobals(p)
+	r.checkSchemaTypes(p)
+	r.pkg = r.infos[p.Path]
+	r.assigned = map[string]syntax.Position{}
+	r.varTypes = map[string]*typ{}
+	r.assignCount = map[string]int{}
+	r.lambdaResults = map[string]*typ{}
+	var count func(stmts []syntax.Stmt)
+	count = func(stmts []syntax.Stmt) {
+		for _, s := range stmts {
+			if is, ok := s.(*syntax.IfStmt); ok {
+				count(is.Body)
+				count(is.Orelse)
+				continue
+			}
+			if _, aug := s.(*syntax.AugAssignStmt); aug {
+				continue // x op= v keeps the type of x
+			}
+			for _, n := range bodyNames([]syntax.Stmt{s}, nil) {
+				r.assignCount[n]++
+			}
+		}
+	}
+	for _, f := range p.Files {
+		count(f.Body)
+	}
+	r.globalLambdas = map[string]*syntax.LambdaExpr{}
+	r.walkedLambdas = map[string]bool{}
+	r.lambdaBodyTypes = map[*syntax.LambdaExpr]*typ{}
+	for _, f := range p.Files {
+		for _, st := range f.Body {
+			as, ok := st.(*syntax.AssignStmt)
+			if !ok || len(as.Targets) != 1 || as.Targets[0] == nil || as.Targets[0].Name == nil || len(as.Targets[0].Paths) > 0 {
+				continue
+			}
+			if lam, ok := as.Value.(*syntax.LambdaExpr); ok && r.assignCount[as.Targets[0].Name.Value] == 1 {
+				r.globalLambdas[as.Targets[0].Name.Value] = lam
+			}
+		}
+	}
+	r.prepassed = map[syntax.Type]bool{}
+	for _, f := range p.Files {
+		r.file = f
+		r.annotationPrepass(f.Body)
+	}
+	for _, f := range p.Files {
+		r.file = f
+		r.stmts(f.Body)
+	}
+	r.pkg.varTypes = r.varTypes
+	r.pkg.lambdaResults = r.lambdaResults
+	r.pkg.lambdas = r.globalLambdas
+}

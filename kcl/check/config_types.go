@@ -1,0 +1,547 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+// checkSchemaConfig checks the values of `Schema {attr = value}` against
+// the attributes' declared types, into nested dict literals and
+// conditional entries.
+func (r *checker) checkSchemaConfig(e *syntax.SchemaExpr) {
+	cfg, ok := e.Config.(*syntax.ConfigExpr)
+	if !ok || e.Name == nil || r.shadowed(e.Name) {
+		return
+	}
+	si := r.schemaByIdent(r.pkg, e.Name)
+	if si == nil || si.isRule {
+		return
+	}
+	r.configTypes(si, cfg.Items, nil, 0)
+}
+
+// configTypes checks config entries whose target is schema s; parent is the
+// declaration of the attribute holding the config, if any.
+func (r *checker) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, parent *syntax.SchemaAttr, depth int) {
+	if depth > 100 {
+		return
+	}
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		if it.Operation == syntax.OpInsert {
+			// `k += v` has v itself judged against the attribute's type
+			// (the official check_config_entry), a list included; a
+			// union value is left to the evaluation.
+			if t := r.exprType(it.Value, 0); t.isAny() || t.kind == tUnion {
+				continue
+			}
+		}
+		if it.Key == nil {
+			var attrs []litAttr
+			var at syntax.Position
+			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
+				r.pushOrder(entryPos(it), phaseValue)
+				for items := range ifBranches(ie) {
+					r.configTypes(s, items, parent, depth+1)
+				}
+				r.popOrder()
+				// An `if` with no other branch has the type of its
+				// entries' literal (one with branches has none).
+				if ie.Orelse == nil {
+					attrs, at = r.literalAttrs(ie.Items, 0), ie.Pos()
+				}
+			} else if cfg, ok := it.Value.(*syntax.ConfigExpr); ok {
+				// `**{...}` is walked in the same context.
+				r.pushOrder(entryPos(it), phaseValue)
+				r.configTypes(s, cfg.Items, parent, depth+1)
+				r.popOrder()
+				attrs, at = r.literalAttrs(cfg.Items, 0), cfg.Pos()
+			} else if vt := r.exprType(it.Value, 0); vt.kind == tSchema && vt.instance {
+				// `**instance`: its schema's own attributes, each at its
+				// declaration.
+				for _, name := range vt.schema.attrNames() {
+					if t, decl := r.attrType(vt.schema, name); decl != nil {
+						attrs = append(attrs, litAttr{name: name, ty: t, pos: decl.Pos()})
+					}
+				}
+				at = it.Value.Pos()
+			} else if vt.kind == tDict && len(vt.attrs) > 0 {
+				// `**d` of a dict the static pass knows the keys of.
+				attrs, at = typeAttrs(vt, 0), it.Value.Pos()
+			}
+			if len(attrs) > 0 {
+				var decl *syntax.Position
+				if parent != nil {
+					p := parent.Pos()
+					decl = &p
+				}
+				r.pushOrder(entryPos(it), phaseType)
+				r.attrsInto(&typ{kind: tSchema, schema: s}, decl, attrs, at, 0)
+				r.popOrder()
+			}
+			continue
+		}
+		names := entryKeyNames(it.Key, true)
+		if len(names) == 0 {
+			continue
+		}
+		r.pushOrder(entryPos(it), phaseType)
+		r.checkConfigPath(s, names, it.Value, parent, depth)
+		r.popOrder()
+	}
+}
+
+// checkConfigPath checks `a.b.c = value` in a config of schema s.
+func (r *checker) checkConfigPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr, parent *syntax.SchemaAttr, depth int) {
+	levels := r.configPath(s, names, value, parent, depth)
+	if len(levels) == 0 {
+		return
+	}
+	// The parser nests `t.a = v` as `t: {a = v}`: each schema on the way
+	// then judges a dict of one key, innermost first.
+	// Each level gets the dict of all the names after it (`t.m.l.a = v`
+	// gives t the dict {m: {l: {a: v}}}).
+	value0 := r.exprType(value, 0)
+	for k := len(levels) - 1; k >= 0; k-- {
+		lv := levels[k]
+		got := value0
+		for j := len(names) - 1; j > lv.at; j-- {
+			key := names[j].Value
+			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: key}, elem: widen(got), attrs: map[string]*typ{key: widen(got)}}
+		}
+		r.dictIntoSchema(got, lv.want, names[lv.at].Pos(), 0)
+	}
+}
+
+// typeAttrs are the attributes of a dict type, in the order given (by
+// where they were given), nested dicts' too.
+func typeAttrs(t *typ, depth int) []litAttr {
+	if depth > 50 {
+		return nil
+	}
+	out := make([]litAttr, 0, len(t.attrs))
+	for n, a := range t.attrs {
+		la := litAttr{name: n, ty: a, pos: t.attrPos[n]}
+		if a.kind == tDict && len(a.attrs) > 0 {
+			la.sub = typeAttrs(a, depth+1)
+		}
+		out = append(out, la)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].pos != out[j].pos {
+			return out[i].pos.Line < out[j].pos.Line || out[i].pos.Line == out[j].pos.Line && out[i].pos.Col < out[j].pos.Col
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+// pathLevel is a name of a dotted key whose attribute is a schema.
+type pathLevel struct {
+	at   int
+	want *typ
+}
+
+// configPath checks the value of `a.b.c = value` against the type of its
+// last name; it returns the schema levels it passed.
+func (r *checker) configPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr, parent *syntax.SchemaAttr, depth int) []pathLevel {
+	var levels []pathLevel
+	for i, n := range names {
+		want, decl := r.attrType(s, n.Value)
+		if decl == nil {
+			// A key of the index signature takes its value type.
+			if i == len(names)-1 && !s.hasAttr(n.Value) {
+				if vt := r.indexValueType(s); !vt.isAny() {
+					r.mustAssign(r.exprType(value, 0), vt, n.Pos(), parent)
+				}
+			}
+			return levels
+		}
+		if want.isAny() {
+			return levels
+		}
+		if i == len(names)-1 {
+			// A nested literal's entries are met in the walk of the value.
+			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tSchema {
+				r.asValue(func() { r.configTypes(want.schema, cfg.Items, decl, depth+1) })
+				r.dictIntoSchema(r.exprType(value, 0), want, n.Pos(), 0)
+				return levels
+			}
+			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tDict {
+				r.asValue(func() { r.dictEntries(want, cfg, decl, depth+1) })
+			} else {
+				// Config literals met in the value (list items,
+				// comprehensions, operands) are walked under the type.
+				p := decl.Pos()
+				r.asValue(func() { r.ctxCheck(want, value, &p, depth+1) })
+			}
+			r.mustAssign(r.exprType(value, 0), want, n.Pos(), decl)
+			return levels
+		}
+		if want.kind == tSchema {
+			levels = append(levels, pathLevel{i, want})
+			s, parent = want.schema, decl
+			continue
+		}
+		// `a.b.c = v` on a dict attribute: the official check follows the
+		// names through the dict's value types, and judges the dict of the
+		// names left ({c: v}) at the first one whose type is no dict.
+		at := i
+		for want.kind == tDict && at+1 < len(names) {
+			at++
+			want = want.elem
+			if want == nil || want.isAny() {
+				return levels
+			}
+		}
+		if cfg, ok := value.(*syntax.ConfigExpr); ok && at == len(names)-1 && want.kind == tSchema {
+			// `d.k = {...}` into a {str:S}: a config of S.
+			r.asValue(func() { r.configTypes(want.schema, cfg.Items, decl, depth+1) })
+			r.dictIntoSchema(r.exprType(value, 0), want, names[at].Pos(), 0)
+			return levels
+		}
+		if want.kind == tSchema && at < len(names)-1 {
+			// `d.k.a = v` into a {str:S}: the rest of the path is S's.
+			r.configPath(want.schema, names[at+1:], value, decl, depth+1)
+			return levels
+		}
+		got := r.exprType(value, 0)
+		for j := len(names) - 1; j > at; j-- {
+			if got.isAny() {
+				return levels
+			}
+			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: names[j].Value}, elem: got}
+		}
+		r.mustAssign(got, want, names[at].Pos(), decl)
+		return levels
+	}
+	return levels
+}
+
+// indexValueType is the value type of a schema's own index signature.
+func (r *checker) indexValueType(s *schemaInfo) *typ {
+	if s.stmt == nil || s.stmt.IndexSignature == nil {
+		return anyT
+	}
+	return r.fromSyntax(r.infos[s.pkg.Path], s.stmt.IndexSignature.ValueTy, 0)
+}
+
+// dictIntoSchema reports what the official check_type meets on its way
+// when a dict is stored where a schema is expected: a dict literal of one key
+// has its value judged against that attribute (dict_assignable_to_schema),
+// through list items, dict values and unions. It returns check_type's answer.
+func (r *checker) dictIntoSchema(got, want *typ, pos syntax.Position, depth int) bool {
+	if got == nil || want == nil || depth > 50 {
+		return true
+	}
+	switch {
+	case got.isAny() || want.isAny():
+		return true
+	case got.kind == tList && want.kind == tList:
+		return r.dictIntoSchema(got.elem, want.elem, pos, depth+1)
+	case got.kind == tDict && want.kind == tDict:
+		return r.dictIntoSchema(got.key, want.key, pos, depth+1) && r.dictIntoSchema(got.elem, want.elem, pos, depth+1)
+	case got.kind == tDict && want.kind == tSchema:
+		if want.schema.stmt == nil || want.schema.stmt.IndexSignature != nil {
+			return true
+		}
+		key, ok := singleLitKey(got.key)
+		if !ok || got.attrs[key] == nil {
+			return true
+		}
+		// Only the schema's own attributes (its mixins' included): the
+		// official SchemaType.attrs hold no base's.
+		_, owner := want.schema.attrDecl(key)
+		if owner == nil || (owner != want.schema && !slices.Contains(want.schema.mixins, owner)) {
+			return true
+		}
+		if t, decl := r.attrType(want.schema, key); decl != nil {
+			r.mustAssign(got.attrs[key], t, pos, decl)
+		}
+		return true
+	case got.kind == tUnion:
+		for _, e := range got.elems {
+			if !r.dictIntoSchema(e, want, pos, depth+1) {
+				return false
+			}
+		}
+		return true
+	case want.kind == tUnion:
+		for _, e := range want.elems {
+			if r.dictIntoSchema(got, e, pos, depth+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return assignable(got, want)
+}
+
+// singleLitKey is the key of a dict type whose keys are all one literal.
+func singleLitKey(k *typ) (string, bool) {
+	if k == nil {
+		return "", false
+	}
+	switch k.kind {
+	case tLitStr:
+		return k.lit, true
+	case tUnion:
+		if len(k.elems) == 0 {
+			return "", false
+		}
+		for _, e := range k.elems {
+			if e.kind != tLitStr || e.lit != k.elems[0].lit {
+				return "", false
+			}
+		}
+		return k.elems[0].lit, true
+	}
+	return "", false
+}
+
+// dictEntries checks the values of a dict literal stored where the dict
+// type want is expected, innermost first, each at its key.
+func (r *checker) dictEntries(want *typ, cfg *syntax.ConfigExpr, decl *syntax.SchemaAttr, depth int) {
+	var at *syntax.Position
+	if decl != nil {
+		p := decl.Pos()
+		at = &p
+	}
+	r.dictEntriesAt(want, cfg, decl, at, depth)
+}
+
+func (r *checker) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax.SchemaAttr, at *syntax.Position, depth int) {
+	if depth > 100 || want.elem.isAny() {
+		return
+	}
+	for _, it := range cfg.Items {
+		if it == nil || it.Key == nil || it.Operation == syntax.OpInsert {
+			continue
+		}
+		// The value of `a.b.c = v` is the value type nested as deep as
+		// the path; `l[0] = v` is judged against the type of l (0.12.1).
+		elem, pos := want.elem, it.Key.Pos()
+		switch k := it.Key.(type) {
+		case *syntax.StringLit:
+		case *syntax.Identifier:
+			for j, n := range k.Names[1:] {
+				if elem.kind != tDict {
+					// Deeper than the dict type: the rest of the path
+					// nests the value, judged at the last name that fit.
+					got := r.exprType(it.Value, 0)
+					for m := len(k.Names) - 1; m > j && !got.isAny(); m-- {
+						got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: k.Names[m].Value}, elem: got}
+					}
+					if !elem.isAny() {
+						r.pushOrder(entryPos(it), phaseType)
+						r.mustAssignAt(got, elem, pos, at)
+						r.popOrder()
+					}
+					elem = anyT
+					break
+				}
+				elem, pos = elem.elem, n.Pos()
+			}
+		case *syntax.Subscript:
+			if _, ok := k.Value.(*syntax.Identifier); !ok || !numberIndex(k.Index) {
+				continue
+			}
+		default:
+			continue
+		}
+		if elem.isAny() {
+			continue
+		}
+		if _, ok := it.Value.(*syntax.ConfigExpr); !ok && elem.kind != tSchema {
+			// Config literals met in the value are walked under the type.
+			r.pushOrder(entryPos(it), phaseValue)
+			r.ctxCheck(elem, it.Value, at, depth+1)
+			r.popOrder()
+		}
+		if inner, ok := it.Value.(*syntax.ConfigExpr); ok {
+			r.pushOrder(entryPos(it), phaseValue)
+			switch elem.kind {
+			case tDict:
+				r.dictEntriesAt(elem, inner, decl, at, depth+1)
+			case tSchema:
+				r.configItems(elem.schema, inner.Items, depth+1)
+				r.configTypes(elem.schema, inner.Items, decl, depth+1)
+				r.popOrder()
+				r.pushOrder(entryPos(it), phaseType)
+				r.dictIntoSchema(r.exprType(it.Value, 0), elem, pos, 0)
+				r.popOrder()
+				continue
+			}
+			r.popOrder()
+		}
+		r.pushOrder(entryPos(it), phaseType)
+		r.mustAssignAt(r.exprType(it.Value, 0), elem, pos, at)
+		r.popOrder()
+	}
+}
+
+// schemaValue checks a dict literal stored where schema type want is
+// expected: its keys and values.
+func (r *checker) schemaValue(want *typ, v syntax.Expr) {
+	cfg, ok := v.(*syntax.ConfigExpr)
+	if !ok || want.kind != tSchema {
+		return
+	}
+	r.configKeys(want.schema, cfg, 0)
+	r.configTypes(want.schema, cfg.Items, nil, 0)
+}
+
+// unionedConfig is the dict literal of `value | {...}`: stored where a
+// schema is expected, the official resolver checks its entries' values
+// against the schema's attributes, as those of a plain literal.
+func unionedConfig(v syntax.Expr) *syntax.ConfigExpr {
+	b, ok := v.(*syntax.BinaryExpr)
+	if !ok || b.Op != syntax.BitOr {
+		return nil
+	}
+	cfg, _ := b.Right.(*syntax.ConfigExpr)
+	return cfg
+}
+
+// litAttr is an attribute of a config literal's type, as the official
+// walk_config_entries records it: its widened type, the key it was last
+// given at, and the attributes of its own literal value.
+type litAttr struct {
+	name string
+	ty   *typ
+	pos  syntax.Position
+	sub  []litAttr
+}
+
+// literalAttrs are the attributes of a config literal's keyed entries, in
+// the order first given; `a.b = v` is `a: {b = v}`.
+func (r *checker) literalAttrs(items []*syntax.ConfigEntry, depth int) []litAttr {
+	if depth > 50 {
+		return nil
+	}
+	var out []litAttr
+	for _, it := range items {
+		if it == nil {
+			continue
+		}
+		if it.Key == nil {
+			// An unpacked literal, or an `if` with no other branch, adds
+			// its attributes.
+			var inner []litAttr
+			switch v := it.Value.(type) {
+			case *syntax.ConfigExpr:
+				inner = r.literalAttrs(v.Items, depth+1)
+			case *syntax.ConfigIfEntryExpr:
+				if v.Orelse == nil {
+					inner = r.literalAttrs(v.Items, depth+1)
+				}
+			}
+			for _, a := range inner {
+				replaced := false
+				for i := range out {
+					if out[i].name == a.name {
+						out[i], replaced = a, true
+						break
+					}
+				}
+				if !replaced {
+					out = append(out, a)
+				}
+			}
+			continue
+		}
+		names := entryKeyNames(it.Key, false)
+		if len(names) == 0 {
+			continue
+		}
+		last := names[len(names)-1]
+		a := litAttr{name: last.Value, ty: widen(r.exprType(it.Value, 0)), pos: last.Pos()}
+		if cfg, ok := it.Value.(*syntax.ConfigExpr); ok {
+			a.sub = r.literalAttrs(cfg.Items, depth+1)
+		}
+		for j := len(names) - 2; j >= 0; j-- {
+			inner := a
+			a = litAttr{name: names[j].Value, pos: names[j].Pos(), sub: []litAttr{inner},
+				ty: &typ{kind: tDict, key: strT, elem: inner.ty, attrs: map[string]*typ{inner.name: inner.ty}}}
+		}
+		merged := false
+		for i := range out {
+			if out[i].name == a.name {
+				out[i].ty = widen(union([]*typ{out[i].ty, a.ty}))
+				out[i].pos = a.pos
+				out[i].sub = nil
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// attrsInto is the official check_config_value_recursively: the attributes
+// of an unpacked or conditional literal judged again, at the literal, against
+// the context ctx (declared at ctxDecl, if known).
+func (r *checker) attrsInto(ctx *typ, ctxDecl *syntax.Position, attrs []litAttr, at syntax.Position, depth int) {
+	if depth > 50 || ctx.isAny() {
+		return
+	}
+	for _, a := range attrs {
+		var sub *typ
+		var subDecl *syntax.Position
+		switch ctx.kind {
+		case tSchema:
+			s := ctx.schema
+			if !s.open() && !s.hasDeclared(a.name) {
+				r.diag(&Diagnostic{Kind: errkind.Compile, Messages: []Message{
+					{Pos: at, Msg: fmt.Sprintf("Cannot add member '%s' to schema '%s'%s", a.name, s.name, suggestionText(suggestions(a.name, s.attrNames())))},
+					{Pos: a.pos, Msg: "config attribute is defined here"},
+				}})
+			}
+			if t, decl := r.attrType(s, a.name); decl != nil {
+				p := decl.Pos()
+				sub, subDecl = t, &p
+			} else if s.stmt != nil && s.stmt.IndexSignature != nil {
+				sub, subDecl = r.indexValueType(s), ctxDecl
+			}
+		case tDict, tList:
+			sub, subDecl = ctx.elem, ctxDecl
+		}
+		if sub.isAny() {
+			continue
+		}
+		r.dictIntoSchema(a.ty, sub, at, 0)
+		if !assignable(a.ty, sub) {
+			d := &Diagnostic{Kind: errkind.Type, Messages: []Message{{Pos: at, Msg: fmt.Sprintf("expected %s, got %s", sub, a.ty)}}}
+			if subDecl != nil {
+				d.Messages = append(d.Messages, Message{Pos: *subDecl, Msg: fmt.Sprintf("variable is defined here, its type is %s, but got %s", sub, a.ty)})
+			}
+			d.Messages = append(d.Messages, Message{Pos: a.pos, Msg: "config attribute is defined here"})
+			r.diag(d)
+		}
+		r.attrsInto(sub, subDecl, a.sub, at, depth+1)
+	}
+}
+
+// annotatedConfig checks a config literal (or `v | {...}`) stored under a
+// schema annotation: its keys, and its values against the attributes.
+func (r *checker) annotatedConfig(ty syntax.Type, value syntax.Expr) {
+	if cfg, ok := value.(*syntax.ConfigExpr); ok {
+		if si := r.schemaOf(r.pkg, ty); si != nil {
+			r.configKeys(si, cfg, 0)
+			r.configTypes(si, cfg.Items, nil, 0)
+		}
+	} else if want := r.fromSyntax(r.pkg, ty, 0); want.kind == tSchema {
+		// The config literals met in the value (through parentheses,
+		// both branches of `if` and both operands) are walked under it.
+		r.ctxCheck(want, value, nil, 0)
+	}
+}

@@ -1,0 +1,23 @@
+package check
+
+import (
+	"fmt"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
+)
+
+func (r *checker) report(kind string, pos syntax.Position, format string, args ...any) *Diagnostic {
+	d := &Diagnostic{Kind: kind, Messages: []Message{{Pos: pos, Msg: fmt.Sprintf(format, args...)}}}
+	if len(r.diags) < maxDiagnostics {
+		r.diags = append(r.diags, d)
+		r.tag(d)
+	}
+	return d
+}
+
+func (r *checker) diag(d *Diagnostic) {
+	if len(r.diags) < maxDiagnostics {
+		r.diags = append(r.diags, d)
+		r.tag(d)
+	}
+}

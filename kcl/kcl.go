@@ -16,18 +16,22 @@ import (
 
 // Options mirror the flags of `kcl run`.
 type Options struct {
-	// WorkDir is the program root. Nothing outside it can be read.
+	// WorkDir is the program's directory: relative paths are against it, and
+	// the file module reads below it.
 	WorkDir string
-	// Root is the directory settings files must lie in, symlinks included (the
-	// artifact root, which holds WorkDir); empty means WorkDir.
+	// Root is the directory nothing outside of which can be read, symlinks
+	// included: settings files, entry files and the files they import (the
+	// artifact root, which holds WorkDir). Empty means WorkDir; external
+	// packages are read too.
 	Root string
-	// Files are the entry files, relative to WorkDir. Empty means the package in
-	// WorkDir (or the [profile] entries of its kcl.mod).
+	// Files are the entry files, relative to WorkDir, inside Root. Empty means
+	// the package in WorkDir (or the [profile] entries of its kcl.mod).
 	Files []string
 	// Arguments are top-level arguments "name=value" for option() (-D).
 	Arguments []string
 	// Settings are settings files relative to WorkDir (-Y), inside Root; the
-	// entry files they list must lie inside WorkDir or an external package.
+	// entry files they list are relative to WorkDir and must lie inside Root
+	// or an external package.
 	Settings []string
 	// Overrides are override specs such as app.image="v2" (-O).
 	Overrides []string
@@ -125,6 +129,33 @@ func PackageMaps(root, workDir string, settingsFiles []string) (map[string]strin
 		}
 	}
 	return st.packageMaps, nil
+}
+
+// SettingsEntries returns the entry files settings files list
+// (kcl_cli_configs.files), as written, and the settings file, as given, that
+// lists files last: `kcl run` reads them relative to its directory. The
+// settings are relative to workDir, inside root as for Options.Root (empty
+// root means workDir).
+func SettingsEntries(root, workDir string, settingsFiles []string) (files []string, listedBy string, err error) {
+	if workDir, err = filepath.Abs(workDir); err != nil {
+		return nil, "", fmt.Errorf("kcl: work dir: %w", err)
+	}
+	settingsRoot := workDir
+	if root != "" {
+		if settingsRoot, err = filepath.Abs(root); err != nil {
+			return nil, "", fmt.Errorf("kcl: root: %w", err)
+		}
+	}
+	for _, f := range settingsFiles {
+		st, err := loadSettings(settingsRoot, workDir, []string{f})
+		if err != nil {
+			return nil, "", err
+		}
+		if len(st.files) > 0 {
+			files, listedBy = append(files, st.files...), f
+		}
+	}
+	return files, listedBy, nil
 }
 
 // Run compiles and evaluates a program. Errors in the program are *Error.

@@ -56,16 +56,18 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("kcl: work dir: %w", err)
 	}
-	settingsRoot := root
+	// sandbox is what the program may read: settings files, entry files and
+	// what they import lie inside it (the artifact, in the controller).
+	sandbox := root
 	if opts.Root != "" {
-		if settingsRoot, err = filepath.Abs(opts.Root); err != nil {
+		if sandbox, err = filepath.Abs(opts.Root); err != nil {
 			return nil, fmt.Errorf("kcl: root: %w", err)
 		}
-		if _, ok := within(settingsRoot, root); !ok {
-			return nil, fmt.Errorf("kcl: the work dir %s is outside the root %s", root, settingsRoot)
+		if _, ok := within(sandbox, root); !ok {
+			return nil, fmt.Errorf("kcl: the work dir %s is outside the root %s", root, sandbox)
 		}
 	}
-	st, err := loadSettings(settingsRoot, root, opts.Settings)
+	st, err := loadSettings(sandbox, root, opts.Settings)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +78,12 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	modRoot := findModRoot(root, root)
 	if len(files) == 0 {
 		files, listedBy = profileEntries(modRoot), "kcl.mod"
+	}
+	// ${KCL_MOD} is the nearest kcl.mod above the work dir, inside the root
+	// (a konfig stack's kcl.yaml lists ${KCL_MOD}/<app>/base/base.k).
+	kclMod := modRoot
+	if kclMod == "" {
+		kclMod = findModRoot(root, sandbox)
 	}
 	if len(files) == 0 {
 		files = []string{"."}
@@ -90,7 +98,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	var absFiles []string
 	entryPkgs := map[string]string{}
 	for _, f := range files {
-		f = strings.ReplaceAll(f, "${KCL_MOD}", modRoot)
+		f = strings.ReplaceAll(f, "${KCL_MOD}", kclMod)
 		// ${name:KCL_MOD}/file.k is an entry file of external package name.
 		extName := ""
 		if rest, ok := strings.CutPrefix(f, "${"); ok {
@@ -108,7 +116,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		}
 		// Checked before any stat: the engine's sandbox would refuse to read
 		// such a file, and nothing outside it is even looked at.
-		if !insideAny(f, root, ext) {
+		if !insideAny(f, sandbox, ext) {
 			return nil, &Error{Kind: PathRefusedKind, Message: fmt.Sprintf("entry file %q listed in %s is outside the program root", shown, listedBy)}
 		}
 		absFiles = append(absFiles, filepath.Clean(f))
@@ -116,8 +124,11 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 			entryPkgs[filepath.Clean(f)] = extName
 		}
 	}
-	if m := findModRoot(filepath.Dir(absFiles[0]), root); m != "" {
-		modRoot = m
+	// The package root is the nearest kcl.mod above the first entry, inside
+	// the root; without one each entry file imports from its own directory.
+	modFile := false
+	if m := findModRoot(filepath.Dir(absFiles[0]), sandbox); m != "" {
+		modRoot, modFile = m, true
 	} else if fi, err := os.Stat(absFiles[0]); err == nil && fi.IsDir() {
 		modRoot = absFiles[0]
 	} else {
@@ -160,8 +171,10 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	}
 	cfg := &eval.Config{
 		Root:          root,
+		Sandbox:       sandbox,
 		Files:         absFiles,
 		ModRoot:       modRoot,
+		ModFile:       modFile,
 		ExternalPkgs:  ext,
 		EntryPkgs:     entryPkgs,
 		FileOverrides: overrides,

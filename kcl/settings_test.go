@@ -114,3 +114,66 @@ func TestSettingsEntryFileSymlinkOutsideTheProgramIsNotRead(t *testing.T) {
 		t.Fatalf("the error shows the foreign file: %v", err)
 	}
 }
+
+// A base/overlay layout inside the artifact (KCL's codelab "collaborative"
+// layout): app/kcl.yaml lists ../base/base.k, which 0.12.1 runs; the root is
+// the artifact, not the program's folder.
+func TestSettingsEntryFilesInASiblingFolderOfTheArtifactRun(t *testing.T) {
+	tr := newTree(t)
+	write(t, filepath.Join(tr.root, "base", "base.k"), "schema App:\n    name: str\n    labels: {str:str} = {}\n\napp: App {name = \"base\"}\n")
+	write(t, filepath.Join(tr.app, "main.k"), "app: App {labels.env = \"dev\"}\n")
+	write(t, filepath.Join(tr.app, "kcl.yaml"), "kcl_cli_configs:\n  files:\n    - ../base/base.k\n    - main.k\n")
+	res, err := tr.run("kcl.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(res.YAML), "app:\n  name: base\n  labels:\n    env: dev\n"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	// A type error in the sibling file is located in it, relative to nothing
+	// outside the artifact.
+	write(t, filepath.Join(tr.root, "base", "base.k"), "y: int = \"s\"\n")
+	_, err = tr.run("kcl.yaml")
+	var kerr *kcl.Error
+	if !errors.As(err, &kerr) || kerr.Kind != "TypeError" || kerr.File != filepath.Join(tr.root, "base", "base.k") || kerr.Line != 1 {
+		t.Fatalf("got %v, want a TypeError at base/base.k:1", err)
+	}
+}
+
+// A symlink from the program's folder to another folder of the artifact is
+// followed; the sandbox still stops one that leaves the artifact.
+func TestEntrySymlinkInsideTheArtifactIsFollowed(t *testing.T) {
+	tr := newTree(t)
+	write(t, filepath.Join(tr.root, "shared", "main.k"), "a = \"shared\"\n")
+	if err := os.Remove(filepath.Join(tr.app, "main.k")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared/main.k", filepath.Join(tr.app, "main.k")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := kcl.Run(context.Background(), kcl.Options{WorkDir: tr.app, Root: tr.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.YAML); got != "a: shared\n" {
+		t.Fatalf("got %q", got)
+	}
+	// Without Root the program's folder is the root, as before.
+	if res, err := kcl.Run(context.Background(), kcl.Options{WorkDir: tr.app}); err == nil {
+		t.Fatalf("the link left the program root: %s", res.YAML)
+	}
+}
+
+// The file module still reads below the program's folder, whatever the root.
+func TestFileModuleReadsRelativeToTheWorkDir(t *testing.T) {
+	tr := newTree(t)
+	write(t, filepath.Join(tr.app, "data.txt"), "local")
+	write(t, filepath.Join(tr.app, "main.k"), "import file\na = file.read(\"data.txt\")\n")
+	res, err := kcl.Run(context.Background(), kcl.Options{WorkDir: tr.app, Root: tr.root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.YAML); got != "a: local\n" {
+		t.Fatalf("got %q", got)
+	}
+}

@@ -18,12 +18,20 @@ import (
 
 // Config is one evaluation.
 type Config struct {
-	// Root is the absolute program root; Files are absolute paths (files or
-	// package directories) inside the sandbox.
+	// Root is the absolute program directory (the file module reads below
+	// it); Files are absolute paths (files or package directories) inside the
+	// sandbox.
 	Root  string
 	Files []string
+	// Sandbox is the absolute directory nothing outside of which is read
+	// (besides external packages); it holds Root. Empty means Root.
+	Sandbox string
 	// ModRoot is the directory holding kcl.mod, or the root of the entry.
 	ModRoot string
+	// ModFile says ModRoot holds a kcl.mod; without one, an absolute import
+	// in a file of the main package resolves against the file's directory,
+	// as in 0.12.1 (entries in several folders each import beside them).
+	ModFile bool
 	// ExternalPkgs maps external package names to absolute directories.
 	ExternalPkgs map[string]string
 	// EntryPkgs marks entry files given as ${name:KCL_MOD}/...: they belong to
@@ -130,7 +138,11 @@ type fileUnit struct {
 
 // Run evaluates the program and returns its top-level values in output order.
 func Run(ctx context.Context, cfg *Config) (value.Value, error) {
-	dirs := []string{cfg.Root}
+	sandboxDir := cfg.Sandbox
+	if sandboxDir == "" {
+		sandboxDir = cfg.Root
+	}
+	dirs := []string{sandboxDir}
 	for _, d := range cfg.ExternalPkgs {
 		dirs = append(dirs, d)
 	}
@@ -144,7 +156,10 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 		in.thread = &value.Thread{Ctx: ctx}
 	}
 	if in.thread.FS == nil {
-		in.thread.FS = sb.FS()
+		in.thread.FS, err = sb.FS(cfg.Root)
+		if err != nil {
+			return nil, err
+		}
 	}
 	if in.thread.Options == nil {
 		in.thread.Options = cfg.Options
@@ -236,8 +251,20 @@ func summary(v value.Value) string {
 
 func (in *Interp) loadMain() (*pkgState, error) {
 	p := &pkgState{path: value.MainPkg, types: map[string]*typeAlias{}}
+	// Entries that mix files and directories are the files only, as in
+	// 0.12.1 (`kcl run ../base main.k` reads main.k).
+	hasFile := false
+	for _, f := range in.cfg.Files {
+		if !in.sb.IsDir(f) {
+			hasFile = true
+			break
+		}
+	}
 	for _, f := range in.cfg.Files {
 		if in.sb.IsDir(f) {
+			if hasFile {
+				continue
+			}
 			files, err := in.sb.KFiles(f)
 			if err != nil {
 				return nil, &Error{Kind: errkind.CannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s", f)}

@@ -169,12 +169,21 @@ func (sb *sandbox) KFiles(abs string) ([]string, error) {
 	return out, nil
 }
 
-// FS exposes the program root to the file module.
-func (sb *sandbox) FS() fs.FS {
+// FS exposes dir, the program's directory inside the first root, to the file
+// module; symlinks may lead anywhere inside that root.
+func (sb *sandbox) FS(dir string) (fs.FS, error) {
 	if len(sb.roots) == 0 {
-		return nil
+		return nil, nil
 	}
-	return sb.roots[0].root.FS()
+	r := sb.roots[0]
+	rel, ok := within(r.dir, filepath.Clean(dir))
+	switch {
+	case !ok:
+		return nil, fmt.Errorf("the program directory %s is outside the sandbox %s", dir, r.dir)
+	case rel == ".":
+		return r.root.FS(), nil
+	}
+	return fs.Sub(r.root.FS(), filepath.ToSlash(rel))
 }
 
 type fakeFileInfo struct {

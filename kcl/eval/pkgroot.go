@@ -22,6 +22,9 @@ func (in *Interp) fileRoot(f *fileUnit) (root, extName string) {
 		if name, ok := in.cfg.EntryPkgs[f.path]; ok {
 			return in.cfg.ExternalPkgs[name], name
 		}
+		if !in.cfg.ModFile && in.cfg.ModRoot != "" {
+			return filepath.Dir(f.path), ""
+		}
 		return in.modRoot(), ""
 	}
 	first, _, _ := strings.Cut(f.pkg.path, ".")

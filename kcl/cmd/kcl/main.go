@@ -55,6 +55,11 @@ func runCLI(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	opts, err := cl.options(cwd)
+	var missing *missingFileError
+	if errors.As(err, &missing) {
+		fmt.Fprintf(stderr, "error[E3M38]: %v\n", err)
+		return 1
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "error[E3M38]: EvaluationError\n%v\n", err)
 		return 1
@@ -229,7 +234,39 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 		}
 	}
 	opts.Files = cl.files
-	// The sandbox root must hold every entry file: widen it from the working
+	// `kcl run` reads any file the program names, symlinks followed: the
+	// engine's sandbox is the whole file system.
+	opts.Root = string(filepath.Separator)
+	if len(opts.Files) == 0 && len(opts.Settings) > 0 {
+		// Entries listed in settings files are relative to the directory of
+		// the settings file that lists them (the last one), as the official
+		// CLI's work dir; they are then given as on the command line. A
+		// settings file that cannot be read is reported by the run.
+		if listed, listedBy, err := kcl.SettingsEntries(opts.Root, cwd, opts.Settings); err == nil && len(listed) > 0 {
+			base := filepath.Dir(listedBy)
+			if !filepath.IsAbs(base) {
+				base = filepath.Join(cwd, base)
+			}
+			for _, f := range listed {
+				// 0.12.1 first loads the settings against the working
+				// directory, where each listed file must exist too.
+				if missingEntry(cwd, f) {
+					return opts, fmt.Errorf("Cannot find the kcl file, please check the file path %s", f)
+				}
+				if !modRelative(f) && !filepath.IsAbs(f) {
+					f = filepath.Join(base, f)
+				}
+				opts.Files = append(opts.Files, f)
+			}
+		}
+	} else {
+		for _, f := range opts.Files {
+			if missingEntry(cwd, f) {
+				return opts, &missingFileError{path: f}
+			}
+		}
+	}
+	// The work dir must hold every entry file: widen it from the working
 	// directory to the kcl.mod root or to a common ancestor when files sit above.
 	root := cwd
 	if modRoot := findModRoot(cwd); modRoot != "" {
@@ -257,6 +294,26 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// missingEntry reports an entry file that does not exist, relative to cwd.
+func missingEntry(cwd, f string) bool {
+	if modRelative(f) {
+		return false
+	}
+	if !filepath.IsAbs(f) {
+		f = filepath.Join(cwd, f)
+	}
+	_, err := os.Stat(f)
+	return err != nil
+}
+
+// missingFileError is an entry file on the command line that does not exist:
+// 0.12.1 prints it without an error kind.
+type missingFileError struct{ path string }
+
+func (e *missingFileError) Error() string {
+	return "Cannot find the kcl file, please check the file path " + e.path
 }
 
 func rebase(paths []string, cwd, root string) []string {

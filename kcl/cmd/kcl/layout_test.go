@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The base/overlay layouts of issue 30, each answer measured with the official
+// kcl run 0.12.1 (kcl-official) in the same layout.
+
+const (
+	layoutBase = "schema App:\n    name: str\n    replicas: int = 1\n    labels: {str:str} = {}\n\napp: App {\n    name = \"base\"\n}\n"
+	layoutDev  = "app: App {\n    replicas = 3\n    labels.env = \"dev\"\n}\n"
+	layoutOut  = "app:\n  name: base\n  replicas: 3\n  labels:\n    env: dev\n"
+)
+
+func layout(t *testing.T) string {
+	return writeFiles(t, map[string]string{
+		"base/base.k":  layoutBase,
+		"dev/main.k":   layoutDev,
+		"dev/kcl.yaml": "kcl_cli_configs:\n  files:\n    - ../base/base.k\n    - main.k\n",
+	})
+}
+
+func TestSettingsEntryInASiblingFolderRuns(t *testing.T) {
+	dir := layout(t)
+	for _, args := range [][]string{{"run"}, {"run", "-Y", "kcl.yaml"}, {"run", "../base/base.k", "main.k"}} {
+		code, out, errOut := runIn(t, filepath.Join(dir, "dev"), args...)
+		if code != 0 || out != layoutOut {
+			t.Errorf("%q in dev: code %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	// With a kcl.mod above (the work dir widens to it), the entries stay
+	// relative to the settings file.
+	if err := os.WriteFile(filepath.Join(dir, "kcl.mod"), []byte("[package]\nname = \"layout\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runIn(t, filepath.Join(dir, "dev"), "run"); code != 0 || out != layoutOut {
+		t.Errorf("with kcl.mod: code %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// 0.12.1 loads the settings against the working directory first: from the
+// parent, -Y dev/kcl.yaml is refused because ../base/base.k is not there.
+func TestSettingsEntriesMustExistFromTheWorkingDirectory(t *testing.T) {
+	dir := layout(t)
+	code, out, errOut := runIn(t, dir, "run", "-Y", "dev/kcl.yaml")
+	want := "error[E3M38]: EvaluationError\nCannot find the kcl file, please check the file path ../base/base.k\n"
+	if code != 1 || out != "" || errOut != want {
+		t.Fatalf("code %d, stdout %q, stderr %q, want %q", code, out, errOut, want)
+	}
+}
+
+func TestMissingEntryFileOnTheCommandLine(t *testing.T) {
+	dir := layout(t)
+	code, _, errOut := runIn(t, filepath.Join(dir, "dev"), "run", "../nope/x.k")
+	if want := "error[E3M38]: Cannot find the kcl file, please check the file path ../nope/x.k\n"; code != 1 || errOut != want {
+		t.Fatalf("code %d, stderr %q, want %q", code, errOut, want)
+	}
+}
+
+// A symlinked main.k (or package folder) pointing out of the working
+// directory is followed, as kcl run does.
+func TestSymlinkedEntryIsFollowed(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"shared/main.k": "a = \"shared\"\n"})
+	for _, p := range []string{"dev", "ldir"} {
+		if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("../shared/main.k", filepath.Join(dir, "dev", "main.k")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared", filepath.Join(dir, "ldir", "pkg")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		dir  string
+		args []string
+	}{{"dev", []string{"run"}}, {"dev", []string{"run", "main.k"}}, {"ldir", []string{"run", "pkg"}}, {"ldir", []string{"run", "pkg/main.k"}}} {
+		code, out, errOut := runIn(t, filepath.Join(dir, c.dir), c.args...)
+		if code != 0 || out != "a: shared\n" {
+			t.Errorf("%q in %s: code %d, stdout %q, stderr %q", c.args, c.dir, code, out, errOut)
+		}
+	}
+}

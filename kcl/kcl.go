@@ -81,6 +81,8 @@ type Error struct {
 	Line    int    // 1-based; 0 when unknown
 	Col     int    // 1-based; 0 when unknown
 	Note    string // optional hint, printed as "note: ..." after the diagnostic
+	// Suggestions are printed as "suggestion: ..." lines after the diagnostic.
+	Suggestions []string
 	// Labels are further locations of the error (a declaration, a failed check).
 	Labels []Label
 	// Also are further errors reported with this one, in order.

@@ -234,7 +234,7 @@ func toError(err error, root string) error {
 			}
 			return file
 		}
-		ke := &Error{Kind: ee.Kind, Message: ee.Msg, File: relFile(ee.Pos.File), Line: ee.Pos.Line, Col: ee.Pos.Col, Note: ee.Note}
+		ke := &Error{Kind: ee.Kind, Message: ee.Msg, File: relFile(ee.Pos.File), Line: ee.Pos.Line, Col: ee.Pos.Col, Note: ee.Note, Suggestions: ee.Suggestions}
 		for _, l := range ee.Labels {
 			ke.Labels = append(ke.Labels, Label{File: relFile(l.Pos.File), Line: l.Pos.Line, Col: l.Pos.Col, Message: l.Msg})
 		}

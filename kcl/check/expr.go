@@ -36,6 +36,7 @@ func (r *checker) expr(e syntax.Expr) {
 		r.expr(e.Orelse)
 	case *syntax.SelectorExpr:
 		r.expr(e.Value)
+		r.moduleQuestion(e)
 		r.constantAttr(e)
 		r.valueAttr(e)
 	case *syntax.CallExpr:
@@ -329,6 +330,27 @@ func (r *checker) valueAttr(e *syntax.SelectorExpr) {
 		// A value typed None (a lambda whose body ends in None), `?.` too.
 		r.report(errkind.Type, e.Attr.Pos(), "attribute '%s' not found in 'NoneType'", e.Attr.Names[0].Value)
 	}
+}
+
+// moduleQuestion reports `m?.x` of an imported module m, which the official
+// resolver refuses: a module is never None.
+func (r *checker) moduleQuestion(e *syntax.SelectorExpr) {
+	id, ok := e.Value.(*syntax.Identifier)
+	if !e.HasQuestion || !ok || len(id.Names) != 1 || e.Attr == nil || len(e.Attr.Names) == 0 {
+		return
+	}
+	first := id.Names[0].Value
+	if r.localHas(first) || r.schema != nil && r.schema.hasDeclared(first) {
+		return
+	}
+	sym := r.pkg.globals[first]
+	if sym == nil || sym.kind != symModule {
+		return
+	}
+	attr := e.Attr.Names[0].Value
+	r.report(errkind.Compile, id.End(), "For the module type, the use of '?.%s' is unnecessary and it can be modified as '.%s'", attr, attr)
+	// The member is then checked as in m.x, located at the member.
+	r.moduleMembers(sym, &syntax.Identifier{Span: e.Attr.Span, Names: []*syntax.Name{id.Names[0], e.Attr.Names[0]}})
 }
 
 // constantAttr reports an attribute read from a literal constant (None.x,

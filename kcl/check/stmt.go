@@ -168,6 +168,10 @@ func (r *checker) schemaStmt(s *syntax.SchemaStmt) {
 		r.local = sc
 		r.expr(sig.Value)
 		r.local = prevLocal
+		if sig.Value != nil {
+			// The default must be of the value type.
+			r.mustAssign(r.exprType(sig.Value, 0), r.fromSyntax(r.pkg, sig.ValueTy, 0), sig.Pos(), nil)
+		}
 	}
 	for _, n := range bodyNames(s.Body, nil) {
 		sc.define(n)

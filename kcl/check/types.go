@@ -377,6 +377,23 @@ func assignable(t, u *typ) bool {
 		return t.kind == tList && assignable(t.elem, u.elem)
 	case tDict:
 		return t.kind == tDict && assignable(t.key, u.key) && assignable(t.elem, u.elem)
+	case tFunc:
+		// The official subsume: as many parameters, each of want's fitting
+		// got's, and got's result fitting want's.
+		if t.kind != tFunc || len(t.elems) != len(u.elems) {
+			return false
+		}
+		for i := range t.elems {
+			if !assignable(u.elems[i], t.elems[i]) {
+				return false
+			}
+		}
+		// A result of None fits only None (the official subsume has no
+		// None rule on the right).
+		if u.elem.kind == tNone && t.elem.kind != tNone && !t.elem.isAny() {
+			return false
+		}
+		return assignable(t.elem, u.elem)
 	case tSchema:
 		switch t.kind {
 		case tDict:
@@ -460,6 +477,12 @@ func (r *checker) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 		case syntax.LitStr:
 			return &typ{kind: tLitStr, lit: t.Str}
 		}
+	case *syntax.FunctionType:
+		ft := &typ{kind: tFunc, elem: r.fromSyntax(pi, t.RetTy, depth+1)}
+		for _, p := range t.ParamsTy {
+			ft.elems = append(ft.elems, r.fromSyntax(pi, p, depth+1))
+		}
+		return ft
 	case *syntax.NamedType:
 		if t.Identifier != nil && len(t.Identifier.Names) == 2 && t.Identifier.Names[1].Value == "NumberMultiplier" {
 			if sym := pi.globals[t.Identifier.Names[0].Value]; sym != nil && sym.kind == symModule && sym.system == "units" {

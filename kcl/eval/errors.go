@@ -20,6 +20,12 @@ type Error struct {
 	Labels []Label
 	// Note is an optional hint printed after the diagnostic.
 	Note string
+	// Suggestions are hints printed as "suggestion: ..." lines.
+	Suggestions []string
+	// missing marks an import that names no folder or file, missingPkg its
+	// package path: the static pass still runs, with that package empty.
+	missing    bool
+	missingPkg string
 	// Also are further errors reported with this one (the static pass
 	// reports every error it finds, as the official engine does).
 	Also []*Error

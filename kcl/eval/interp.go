@@ -87,6 +87,8 @@ type Interp struct {
 	dictConversions int
 	// exprResults are the values of top-level expression statements.
 	exprResults []exprResult
+	// noneResult: a top-level expression statement gave None or Undefined.
+	noneResult bool
 	// absImports remembers resolveAbsImport's answers for the run.
 	absImports map[absImportKey][2]string
 	// lastNode is the statement or expression evaluated last: the official
@@ -192,6 +194,10 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 		return nil, err
 	}
 	var out value.Value = in.exportGlobals(mainPkg)
+	if in.noneResult && len(in.exprResults) == 0 && out.(*value.Dict).Len() == 0 {
+		// The official engine prints a program whose only output is None as null.
+		out = value.None
+	}
 	if len(in.exprResults) > 0 {
 		var err error
 		if out, err = in.mergeExprResults(out.(*value.Dict)); err != nil {

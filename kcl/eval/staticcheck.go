@@ -34,6 +34,7 @@ func (in *Interp) checkProgram(mainPkg *pkgState) error {
 	}
 	prog.Main = get(mainPkg)
 	edges := map[*pkgState][]importEdge{}
+	var missingErrs []*Error
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
@@ -59,7 +60,13 @@ func (in *Interp) checkProgram(mainPkg *pkgState) error {
 					continue
 				}
 				dep, err := in.loadImport(f, raw, imp.Pos())
-				if err != nil {
+				var missing *Error
+				if errors.As(err, &missing) && missing.missing {
+					// The official resolver goes on with the package empty:
+					// its members are then reported as not found.
+					missingErrs = append(missingErrs, missing)
+					dep = in.emptyPackage(missing.missingPkg)
+				} else if err != nil {
 					return err
 				}
 				if rf.Imports == nil {
@@ -74,14 +81,26 @@ func (in *Interp) checkProgram(mainPkg *pkgState) error {
 		return err
 	}
 	diags := check.Check(prog)
-	if len(diags) == 0 {
+	errs := missingErrs
+	for _, d := range diags {
+		errs = append(errs, diagnosticError(d))
+	}
+	if len(errs) == 0 {
 		return nil
 	}
-	first := diagnosticError(diags[0])
-	for _, d := range diags[1:] {
-		first.Also = append(first.Also, diagnosticError(d))
+	errs[0].Also = append(errs[0].Also, errs[1:]...)
+	return errs[0]
+}
+
+// emptyPackage stands for an import that names no folder or file.
+func (in *Interp) emptyPackage(pkgPath string) *pkgState {
+	if p, ok := in.pkgs[pkgPath]; ok {
+		return p
 	}
-	return first
+	p := &pkgState{path: pkgPath, types: map[string]*typeAlias{}}
+	in.pkgs[pkgPath] = p
+	in.prepare(p)
+	return p
 }
 
 func diagnosticError(d *check.Diagnostic) *Error {

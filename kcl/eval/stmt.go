@@ -49,11 +49,16 @@ func (in *Interp) runStmt(e *env, s syntax.Stmt) (value.Value, error) {
 			}
 			last = v
 			// Top-level expressions of the main package are output values.
-			if e.lambda == nil && e.schema == nil && e.pkg == in.main && !value.IsNoneOrUndefined(v) {
+			if e.lambda == nil && e.schema == nil && e.pkg == in.main {
 				_, isCall := x.(*syntax.CallExpr)
 				_, isSchemaExpr := x.(*syntax.SchemaExpr)
 				_, isBool := v.(value.Bool)
-				if !isCall && !(isSchemaExpr && isBool) {
+				switch {
+				case isCall || isSchemaExpr && isBool:
+				case value.IsNoneOrUndefined(v):
+					// A None is the output only when there is nothing else.
+					in.noneResult = true
+				default:
 					in.exprResults = append(in.exprResults, exprResult{v, s.Pos()})
 				}
 			}
@@ -489,6 +494,9 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 		return nil, errorAt(pos, errkind.CannotFindModule, "the plugin package `%s` is not found, please confirm if plugin mode is enabled", raw)
 	}
 	var dir, pkgPath string
+	// shownDir and shownPath spell a missing package as the official loader
+	// does: a path with an empty part (a syntax error's) as written.
+	var shownDir, shownPath string
 	switch {
 	case strings.HasPrefix(raw, "."):
 		n := len(raw) - len(strings.TrimLeft(raw, "."))
@@ -502,6 +510,26 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 			dir = importDir(base, strings.Split(rest, "."))
 		}
 		pkgPath = in.relImportPath(f, dir, raw)
+		if pkgPath == raw && n > 1 {
+			// Above the program's root the official loader finds no
+			// package and names the folder n-2 levels up from the file's.
+			up := filepath.Dir(f.path)
+			for i := 2; i < n; i++ {
+				up = filepath.Dir(up)
+			}
+			e := errorAt(pos, errkind.CannotFindModule, "Failed to import the module %s from %s/. No KCL files found in the specified folder", raw, up)
+			if !in.sb.IsDir(dir) && !in.sb.IsFile(dir+".k") {
+				e.missing = true // its package path is empty
+				return nil, e
+			}
+		}
+		if strings.Contains(rest, "..") {
+			shownDir = base + "/" + strings.ReplaceAll(rest, ".", "/")
+			shownPath = rest
+			if p := in.relImportPath(f, base, raw); p != "" && p != "." {
+				shownPath = p + "." + rest
+			}
+		}
 	default:
 		dir, pkgPath = in.resolveAbsImport(f, raw)
 	}
@@ -527,9 +555,20 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 			}
 		}
 	default:
-		// 0.12.1's message (newer engines say "Cannot find the module
-		// <import> from <dir>").
-		return nil, errorAt(pos, errkind.CannotFindModule, "pkgpath %s not found in the program", pkgPath)
+		// The loader's diagnostic, as `kcl run` prints it (its runner's
+		// "pkgpath … not found in the program" is not printed when the
+		// loader has diagnostics).
+		if shownDir == "" {
+			shownDir, shownPath = dir, pkgPath
+		}
+		e := errorAt(pos, errkind.CannotFindModule, "Cannot find the module %s from %s", raw, shownDir)
+		root, _, _ := strings.Cut(shownPath, ".")
+		e.Suggestions = []string{
+			fmt.Sprintf("try 'kcl mod add %s' to download the missing package", root),
+			"browse more packages at 'https://artifacthub.io'",
+		}
+		e.missing, e.missingPkg = true, shownPath
+		return nil, e
 	}
 	in.pkgs[pkgPath] = p
 	in.prepare(p)

@@ -49,6 +49,9 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 	if e.Note != "" {
 		fmt.Fprintf(&b, "note: %s\n", e.Note)
 	}
+	for _, s := range e.Suggestions {
+		fmt.Fprintf(&b, "suggestion: %s\n", s)
+	}
 	for _, a := range e.Also {
 		// The official CLI leaves two blank lines between diagnostics.
 		b.WriteString("\n\n")

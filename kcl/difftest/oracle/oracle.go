@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
 //go:embed oracle.js
@@ -222,6 +224,21 @@ var (
 // diagnostic of an error execProgram rendered. A message without the
 // diagnostic frame (a panic text) is returned whole as the Message.
 func ParseError(text string) Diagnostic {
+	d, rest := parseFirst(text)
+	// For a missing import the add-on returns its runner's "pkgpath …
+	// not found in the program" first; `kcl run` prints only the loader's
+	// diagnostics, which follow.
+	if d.Kind == errkind.CannotFindModule && strings.HasPrefix(d.Message, "pkgpath ") && strings.HasSuffix(d.Message, " not found in the program") {
+		if next, _ := parseFirst(rest); next.Kind != "" {
+			return next
+		}
+	}
+	return d
+}
+
+// parseFirst is ParseError of the first diagnostic, and the text from the
+// next diagnostic's header on.
+func parseFirst(text string) (Diagnostic, string) {
 	lines := strings.Split(ansi.ReplaceAllString(text, ""), "\n")
 	var d Diagnostic
 	i := 0
@@ -236,7 +253,7 @@ func ParseError(text string) Diagnostic {
 	}
 	if d.Kind == "" {
 		d.Message = strings.TrimSpace(strings.Join(lines[i:], "\n"))
-		return d
+		return d, ""
 	}
 	if i < len(lines) {
 		if m := location.FindStringSubmatch(lines[i]); m != nil {
@@ -277,5 +294,10 @@ func ParseError(text string) Diagnostic {
 		}
 	}
 	d.Message = strings.Join(msg, "\n")
-	return d
+	for ; i < len(lines); i++ {
+		if strings.TrimSpace(lines[i]) != "" && header.MatchString(lines[i]) {
+			return d, strings.Join(lines[i:], "\n")
+		}
+	}
+	return d, ""
 }

@@ -18,6 +18,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
+	"github.com/kcl-lang/flux-kcl-controller/internal/probes"
 	"github.com/kcl-lang/flux-kcl-controller/internal/tlsfiles"
 )
 
@@ -74,22 +75,14 @@ func Serve(ctx context.Context, lis net.Listener, w Worker) error {
 			return nil
 		})
 	}
-	if w.MetricsAddr != "" && w.Gatherer != nil {
-		g.Go(func() error { return serveHTTP(ctx, w.MetricsAddr, metricsendpoint.Handler(w.Gatherer, w.EnablePprof)) })
-	}
-	if w.HealthAddr != "" {
-		mux := http.NewServeMux()
-		ok := func(rw http.ResponseWriter, _ *http.Request) { _, _ = rw.Write([]byte("ok")) }
-		mux.HandleFunc("/healthz", ok)
-		mux.HandleFunc("/readyz", func(rw http.ResponseWriter, r *http.Request) {
-			if err := w.ready(r.Context(), lis != nil); err != nil {
-				http.Error(rw, err.Error(), http.StatusServiceUnavailable)
-				return
-			}
-			ok(rw, r)
+	if w.Gatherer != nil {
+		g.Go(func() error {
+			return probes.Serve(ctx, w.MetricsAddr, metricsendpoint.Handler(w.Gatherer, w.EnablePprof))
 		})
-		g.Go(func() error { return serveHTTP(ctx, w.HealthAddr, mux) })
 	}
+	g.Go(func() error {
+		return probes.Serve(ctx, w.HealthAddr, probes.Health(func(r *http.Request) error { return w.ready(r.Context(), lis != nil) }))
+	})
 	g.Go(func() error { <-ctx.Done(); return nil })
 	return g.Wait()
 }
@@ -119,18 +112,4 @@ func stopGracefully(srv *grpc.Server, within time.Duration) {
 	case <-time.After(within):
 		srv.Stop()
 	}
-}
-
-func serveHTTP(ctx context.Context, addr string, handler http.Handler) error {
-	srv := &http.Server{Addr: addr, Handler: handler, ReadHeaderTimeout: 10 * time.Second}
-	go func() {
-		<-ctx.Done()
-		shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdownCtx)
-	}()
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serving %s: %w", addr, err)
-	}
-	return nil
 }

@@ -263,12 +263,3 @@ func keepInProgress(ctx context.Context, msg jetstream.Msg) func() {
 	}()
 	return cancel
 }
-
-// backoff is 1s, 2s, 4s… capped.
-func backoff(attempt int, limit time.Duration) time.Duration {
-	if attempt < 1 {
-		attempt = 1
-	}
-	d := time.Second << min(attempt-1, 20)
-	return min(d, limit)
-}

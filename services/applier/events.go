@@ -137,3 +137,11 @@ func (r *eventRecorder) recordWith(obj *v1alpha1.KCLRun, revision string, ok boo
 		r.log.Info("event queue full, dropping its notification-controller post", "kclrun", obj.Namespace+"/"+obj.Name, "reason", reason)
 	}
 }
+
+// eventTypeFor maps success to Normal and failure to Warning.
+func eventTypeFor(ok bool) string {
+	if ok {
+		return corev1.EventTypeNormal
+	}
+	return corev1.EventTypeWarning
+}

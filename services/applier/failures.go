@@ -280,3 +280,28 @@ func (s *Service) recordFailure(obj *v1alpha1.KCLRun, out Outcome) {
 	}
 	s.events.record(obj, out.revision, out.event == eventInfo, out.eventReason, out.Err.Error())
 }
+
+// backoff is 1s, 2s, 4s… capped.
+func backoff(attempt int, limit time.Duration) time.Duration {
+	if attempt < 1 {
+		attempt = 1
+	}
+	d := time.Second << min(attempt-1, 20)
+	return min(d, limit)
+}
+
+// markNotReady is the Ready=False of a failed reconcile; Reconciling and Stalled go,
+// as they describe an attempt that has ended.
+func markNotReady(obj *v1alpha1.KCLRun, reason, msg string) {
+	conditions.MarkFalse(obj, meta.ReadyCondition, reason, "%s", msg)
+	conditions.Delete(obj, meta.ReconcilingCondition)
+	conditions.Delete(obj, meta.StalledCondition)
+}
+
+// reasonOf is the reason a failure was marked with, for events and metrics.
+func reasonOf(obj *v1alpha1.KCLRun) string {
+	if r := conditions.GetReason(obj, meta.ReadyCondition); r != "" {
+		return r
+	}
+	return v1alpha1.ReconciliationFailed
+}

@@ -313,19 +313,6 @@ func workerUnavailable(err error) bool {
 	return ok && st.Code() == codes.Unavailable
 }
 
-func markNotReady(obj *v1alpha1.KCLRun, reason, msg string) {
-	conditions.MarkFalse(obj, meta.ReadyCondition, reason, "%s", msg)
-	conditions.Delete(obj, meta.ReconcilingCondition)
-	conditions.Delete(obj, meta.StalledCondition)
-}
-
-func reasonOf(obj *v1alpha1.KCLRun) string {
-	if r := conditions.GetReason(obj, meta.ReadyCondition); r != "" {
-		return r
-	}
-	return v1alpha1.ReconciliationFailed
-}
-
 // statusWriter patches the status against what it last wrote, and only when
 // it changed: a no-op reconcile costs no apiserver write. The server's reply
 // goes to a copy, so the reconcile's object keeps its in-memory changes.

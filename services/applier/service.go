@@ -15,7 +15,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
@@ -26,6 +25,7 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
 	"github.com/kcl-lang/flux-kcl-controller/internal/kubescheme"
 	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
+	"github.com/kcl-lang/flux-kcl-controller/internal/probes"
 	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/drift"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier/lease"
@@ -287,36 +287,16 @@ func (s *Service) tryOpenState(ctx context.Context) error {
 
 func (s *Service) serveHTTP(ctx context.Context, wg *sync.WaitGroup) {
 	serve := func(addr string, h http.Handler) {
-		if addr == "" {
-			return
-		}
-		srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
-		wg.Add(2)
+		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			if err := probes.Serve(ctx, addr, h); err != nil {
 				s.log.Error(err, "HTTP server failed", "addr", addr)
 			}
 		}()
-		go func() {
-			defer wg.Done()
-			<-ctx.Done()
-			shutdownCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
-			defer done()
-			_ = srv.Shutdown(shutdownCtx)
-		}()
 	}
 	serve(s.cfg.MetricsAddr, metricsendpoint.Handler(s.registry, s.cfg.EnablePprof))
-	health := http.NewServeMux()
-	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if err := s.Ready(); err != nil {
-			http.Error(w, err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-	})
-	serve(s.cfg.HealthAddr, health)
+	serve(s.cfg.HealthAddr, probes.Health(func(*http.Request) error { return s.Ready() }))
 }
 
 // Ready reports whether the applier can reconcile: it consumes requests, its
@@ -338,11 +318,3 @@ func (s *Service) Ready() error {
 
 // Scheme returns the scheme the applier's clients use.
 func (s *Service) Scheme() *runtime.Scheme { return s.scheme }
-
-// eventTypeFor maps success to Normal and failure to Warning.
-func eventTypeFor(ok bool) string {
-	if ok {
-		return corev1.EventTypeNormal
-	}
-	return corev1.EventTypeWarning
-}

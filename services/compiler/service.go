@@ -13,21 +13,17 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/artifact"
 	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/mod/fetch"
 	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
-	programv1 "github.com/kcl-lang/flux-kcl-controller/proto/program/v1"
 )
 
 // ServiceName is the gRPC service name, also used for health checks.
 const ServiceName = "fluxkcl.compiler.v1.Compiler"
 
-// ArtifactFetcher downloads an artifact, verifies its digest, unpacks it and
-// returns the folder holding it, kept until release is called. The folder is
-// shared and must not be modified.
-type ArtifactFetcher interface {
-	Open(ctx context.Context, ref *programv1.ArtifactRef) (dir string, release func(), err error)
-}
+// ArtifactFetcher gets the artifacts the requests name (see artifact.Opener).
+type ArtifactFetcher = artifact.Opener
 
 // Deps are the compiler's injected dependencies.
 type Deps struct {
@@ -72,7 +68,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	fetcher := deps.Fetcher
 	if fetcher == nil {
 		var err error
-		if fetcher, err = newArtifactFetcher(cfg); err != nil {
+		if fetcher, err = artifact.NewOpener("compiler", cfg.ArtifactCacheDir, cfg.ArtifactMaxBytes, cfg.ArtifactCacheBytes); err != nil {
 			return nil, fmt.Errorf("artifact fetcher: %w", err)
 		}
 	}

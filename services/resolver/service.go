@@ -12,12 +12,16 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/artifact"
 	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
 	resolverv1 "github.com/kcl-lang/flux-kcl-controller/proto/resolver/v1"
 )
 
 // ServiceName is the gRPC service name, also used for health checks.
 const ServiceName = "fluxkcl.resolver.v1.Resolver"
+
+// ArtifactFetcher gets the artifacts the requests name (see artifact.Opener).
+type ArtifactFetcher = artifact.Opener
 
 // Deps are the resolver's injected dependencies.
 type Deps struct {
@@ -51,7 +55,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	fetcher := deps.Fetcher
 	if fetcher == nil {
 		var err error
-		if fetcher, err = newArtifactFetcher(cfg); err != nil {
+		if fetcher, err = artifact.NewOpener("resolver", cfg.ArtifactCacheDir, cfg.ArtifactMaxBytes, cfg.ArtifactCacheBytes); err != nil {
 			return nil, fmt.Errorf("artifact fetcher: %w", err)
 		}
 	}

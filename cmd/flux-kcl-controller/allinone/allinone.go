@@ -5,18 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"time"
 
-	"github.com/fluxcd/pkg/runtime/pprof"
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 	"k8s.io/client-go/rest"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
+	"github.com/kcl-lang/flux-kcl-controller/internal/probes"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
@@ -173,47 +172,19 @@ func (p *Process) build(registry *prometheus.Registry, watcherConn, applierConn 
 
 // serveHTTP serves the shared metrics and health endpoints.
 func (p *Process) serveHTTP(ctx context.Context, g *errgroup.Group, gatherer prometheus.Gatherer, nc *nats.Conn) {
-	serve := func(addr string, h http.Handler) {
-		if addr == "" || addr == "0" {
-			return
-		}
-		srv := &http.Server{Addr: addr, Handler: h, ReadHeaderTimeout: 5 * time.Second}
-		g.Go(func() error {
-			if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				return fmt.Errorf("serving %s: %w", addr, err)
+	pprof := p.cfg.Applier.EnablePprof || p.cfg.Watcher.EnablePprof // --enable-pprof sets both
+	g.Go(func() error { return probes.Serve(ctx, p.cfg.MetricsAddr, metricsendpoint.Handler(gatherer, pprof)) })
+	g.Go(func() error {
+		return probes.Serve(ctx, p.cfg.HealthAddr, probes.Health(func(*http.Request) error {
+			select {
+			case <-p.applierUp:
+			default:
+				return errors.New("applier not consuming yet")
+			}
+			if !nc.IsConnected() {
+				return errors.New("not connected to NATS")
 			}
 			return nil
-		})
-		g.Go(func() error {
-			<-ctx.Done()
-			shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			return srv.Shutdown(shutdownCtx)
-		})
-	}
-	metricsMux := http.NewServeMux()
-	metricsMux.Handle("/metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
-	if p.cfg.Applier.EnablePprof || p.cfg.Watcher.EnablePprof { // --enable-pprof sets both
-		for path, h := range pprof.GetHandlers() {
-			metricsMux.Handle(path, h)
-		}
-	}
-	serve(p.cfg.MetricsAddr, metricsMux)
-
-	health := http.NewServeMux()
-	health.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	health.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		select {
-		case <-p.applierUp:
-		default:
-			http.Error(w, "applier not consuming yet", http.StatusServiceUnavailable)
-			return
-		}
-		if !nc.IsConnected() {
-			http.Error(w, "not connected to NATS", http.StatusServiceUnavailable)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
+		}))
 	})
-	serve(p.cfg.HealthAddr, health)
 }

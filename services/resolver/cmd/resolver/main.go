@@ -2,37 +2,15 @@
 package main
 
 import (
-	"fmt"
-	"os"
+	"github.com/go-logr/logr"
 
-	"github.com/fluxcd/pkg/runtime/logger"
-	"github.com/spf13/pflag"
-	ctrl "sigs.k8s.io/controller-runtime"
-
-	"github.com/kcl-lang/flux-kcl-controller/internal/memorylimit"
+	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
 	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
 )
 
 func main() {
 	cfg := resolver.DefaultConfig()
-	cfg.BindFlags(pflag.CommandLine)
-	var logOpts logger.Options
-	logOpts.BindFlags(pflag.CommandLine)
-	memCfg := memorylimit.DefaultConfig(0)
-	memCfg.BindFlags(pflag.CommandLine)
-	pflag.Parse()
-	log := logger.NewLogger(logOpts)
-
-	err := memCfg.Apply(log)
-	var svc *resolver.Service
-	if err == nil {
-		svc, err = resolver.New(cfg, resolver.Deps{Logger: log})
-	}
-	if err == nil {
-		err = svc.Run(ctrl.SetupSignalHandler())
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "resolver:", err)
-		os.Exit(1)
-	}
+	grpcworker.Main("resolver", &cfg, func(log logr.Logger) (grpcworker.Service, error) {
+		return resolver.New(cfg, resolver.Deps{Logger: log})
+	})
 }

@@ -19,7 +19,6 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
 	"github.com/kcl-lang/flux-kcl-controller/internal/probes"
-	"github.com/kcl-lang/flux-kcl-controller/internal/tlsfiles"
 )
 
 // Worker is what a worker service gives to be served.
@@ -31,16 +30,9 @@ type Worker struct {
 	// Health is the worker's gRPC health server; it is shut down first on stop.
 	Health *health.Server
 	// Gatherer serves /metrics on MetricsAddr; nil serves none.
-	Gatherer    prometheus.Gatherer
-	MetricsAddr string
-	// EnablePprof serves the pprof endpoints beside /metrics.
-	EnablePprof bool
-	// HealthAddr serves /healthz and /readyz; empty serves none.
-	HealthAddr string
-	// TLS serves gRPC over TLS with these files (re-read when they change), requiring
-	// client certificates signed by TLS.CAFile when it is set; zero serves plaintext.
-	// Probes use HealthAddr over plain HTTP, so they need no client certificate.
-	TLS tlsfiles.Files
+	Gatherer prometheus.Gatherer
+	// Endpoints are where it listens; Serve uses all but GRPCAddr (its listener is given).
+	Endpoints
 }
 
 // gracePeriod bounds how long in-flight calls may finish after the context ends.

@@ -57,7 +57,7 @@ func TestReadyzFollowsTheGRPCHealth(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- grpcworker.Serve(ctx, lis, grpcworker.Worker{Register: func(grpc.ServiceRegistrar) {}, Health: hs, HealthAddr: addr})
+		done <- grpcworker.Serve(ctx, lis, grpcworker.Worker{Register: func(grpc.ServiceRegistrar) {}, Health: hs, Endpoints: grpcworker.Endpoints{HealthAddr: addr}})
 	}()
 	defer func() { cancel(); <-done }()
 	waitFor(t, http.StatusOK, func() int { return readyz(addr) })
@@ -68,7 +68,7 @@ func TestReadyzFollowsTheGRPCHealth(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	done2 := make(chan error, 1)
 	go func() {
-		done2 <- grpcworker.Serve(ctx2, nil, grpcworker.Worker{Health: health.NewServer(), HealthAddr: bare})
+		done2 <- grpcworker.Serve(ctx2, nil, grpcworker.Worker{Health: health.NewServer(), Endpoints: grpcworker.Endpoints{HealthAddr: bare}})
 	}()
 	defer func() { cancel2(); <-done2 }()
 	waitFor(t, http.StatusServiceUnavailable, func() int { return readyz(bare) })

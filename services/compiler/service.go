@@ -68,7 +68,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	fetcher := deps.Fetcher
 	if fetcher == nil {
 		var err error
-		if fetcher, err = artifact.NewOpener("compiler", cfg.ArtifactCacheDir, cfg.ArtifactMaxBytes, cfg.ArtifactCacheBytes); err != nil {
+		if fetcher, err = cfg.CacheFlags.Opener("compiler"); err != nil {
 			return nil, fmt.Errorf("artifact fetcher: %w", err)
 		}
 	}
@@ -151,9 +151,6 @@ func (s *Service) worker() grpcworker.Worker {
 		ServerOptions: s.ServerOptions(),
 		Health:        s.health,
 		Gatherer:      s.gatherer,
-		MetricsAddr:   s.cfg.MetricsAddr,
-		EnablePprof:   s.cfg.EnablePprof,
-		HealthAddr:    s.cfg.HealthAddr,
-		TLS:           s.cfg.TLS,
+		Endpoints:     s.cfg.Endpoints,
 	}
 }

@@ -40,7 +40,10 @@ func positional(n int) string {
 type signature struct {
 	name string // as the official engine quotes it
 	args *syntax.Arguments
-	pkg  *pkgInfo
+	// annot, when args is nil, is a function type annotation: its
+	// parameters have no names nor defaults.
+	annot *syntax.FunctionType
+	pkg   *pkgInfo
 }
 
 // schemaArguments walks and checks the arguments of a schema
@@ -68,14 +71,17 @@ func (r *checker) callSignature(fn *syntax.Identifier) (signature, bool) {
 	if r.shadowed(fn) {
 		lam := r.localLambda(fn)
 		if lam == nil {
-			return signature{}, false
+			return r.typeSignature(fn)
 		}
 		sig = signature{args: lam.Args, pkg: r.pkg}
 	} else if si := r.schemaByIdent(r.pkg, fn); si != nil && si.stmt != nil {
 		sig = signature{args: si.stmt.Args, pkg: r.infos[si.pkg.Path]}
 	} else if len(fn.Names) == 1 {
 		lam := r.globalLambdas[fn.Names[0].Value]
-		if lam == nil || !r.walkedLambdas[fn.Names[0].Value] {
+		if lam == nil {
+			return r.typeSignature(fn)
+		}
+		if !r.walkedLambdas[fn.Names[0].Value] {
 			return signature{}, false
 		}
 		sig = signature{args: lam.Args, pkg: r.pkg}
@@ -87,9 +93,33 @@ func (r *checker) callSignature(fn *syntax.Identifier) (signature, bool) {
 		}
 		sig = signature{args: target.lambdas[fn.Names[1].Value].Args, pkg: target}
 	} else {
-		return signature{}, false
+		return r.typeSignature(fn)
 	}
 	sig.name = `"` + fn.Names[len(fn.Names)-1].Value + `"`
+	return sig, true
+}
+
+// typeSignature is the signature of a callee by its function type: a global
+// assigned again (its first lambda's), one annotated with a function type,
+// a schema attribute's.
+func (r *checker) typeSignature(fn *syntax.Identifier) (signature, bool) {
+	t := r.exprType(fn, 0)
+	if t.kind != tFunc || t.fnPkg == nil {
+		return signature{}, false
+	}
+	names := make([]string, len(fn.Names))
+	for i, n := range fn.Names {
+		names[i] = n.Value
+	}
+	sig := signature{name: `"` + strings.Join(names, ".") + `"`, pkg: t.fnPkg}
+	switch {
+	case t.fnLambda != nil:
+		sig.args = t.fnLambda.Args
+	case t.fnAnnot != nil:
+		sig.annot = t.fnAnnot
+	default:
+		return signature{}, false
+	}
 	return sig, true
 }
 
@@ -121,6 +151,12 @@ type param struct {
 // parameters' count after the first are not walked.
 func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syntax.Expr, kwargs []*syntax.Keyword, walk bool) {
 	var params []param
+	if sig.annot != nil {
+		for _, ty := range sig.annot.ParamsTy {
+			// Located at the function type, as the official label is.
+			params = append(params, param{ty: ty, required: true, pos: sig.annot.Pos()})
+		}
+	}
 	if a := sig.args; a != nil {
 		for i, p := range a.Args {
 			if p == nil || len(p.Names) == 0 {

@@ -33,7 +33,17 @@ func (r *checker) mustAssignAt(got, want *typ, pos syntax.Position, declPos *syn
 // assignTypes checks an assignment against the declared type of its target
 // and records the types of globals.
 func (r *checker) assignTypes(s *syntax.AssignStmt) {
-	if len(s.Targets) != 1 || s.Targets[0] == nil || s.Targets[0].Name == nil || len(s.Targets[0].Paths) != 0 {
+	if len(s.Targets) != 1 || s.Targets[0] == nil || s.Targets[0].Name == nil {
+		return
+	}
+	if len(s.Targets[0].Paths) != 0 {
+		if s.Ty == nil {
+			// x.a[0].b = v: the place's type, through schema attributes,
+			// dicts and lists.
+			if want := r.targetPlace(s.Targets[0]); !want.isAny() {
+				r.assignLast(r.exprType(s.Value, 0), want, s.Targets[0].Pos(), nil)
+			}
+		}
 		return
 	}
 	t := s.Targets[0]
@@ -63,6 +73,36 @@ func (r *checker) assignTypes(s *syntax.AssignStmt) {
 		r.ctxCheck(want, s.Value, &pos, 0)
 		r.assignLast(r.exprType(s.Value, 0), want, t.Pos(), nil)
 	}
+}
+
+// targetPlace is the type of the place a target with paths names; any where
+// it is not known. A member a schema does not declare is reported there.
+func (r *checker) targetPlace(t *syntax.Target) *typ {
+	cur := r.nameType(t.Name.Value)
+	for _, p := range t.Paths {
+		if cur == nil || cur.isAny() {
+			return anyT
+		}
+		switch {
+		case p.Member != nil && cur.kind == tSchema && !cur.schema.open() && !cur.schema.hasDeclared(p.Member.Value):
+			s, n := cur.schema, p.Member.Value
+			r.report(errkind.Compile, t.Pos(), "Cannot add member '%s' to schema '%s'%s", n, s.name, suggestionText(suggestions(n, s.attrNames())))
+			r.report(errkind.Type, t.Pos(), "attribute '%s' not found in '%s'%s", n, cur, suggestionText(suggestions(n, s.attrNames())))
+			return anyT
+		case p.Member != nil && cur.kind == tDict && cur.attrs[p.Member.Value] != nil:
+			cur = cur.attrs[p.Member.Value]
+		case p.Member != nil && (cur.kind == tDict || cur.kind == tSchema):
+			cur = r.memberType(cur, p.Member.Value)
+		case p.Index != nil && (cur.kind == tList || cur.kind == tDict):
+			cur = cur.elem
+		default:
+			return anyT
+		}
+	}
+	if cur == nil {
+		return anyT
+	}
+	return cur
 }
 
 // flowAssign checks an assignment of a name whose type its first

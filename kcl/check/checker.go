@@ -103,7 +103,7 @@ func (r *checker) checkBodies(p *Package) {
 			if !ok || len(as.Targets) != 1 || as.Targets[0] == nil || as.Targets[0].Name == nil || len(as.Targets[0].Paths) > 0 {
 				continue
 			}
-			if lam, ok := as.Value.(*syntax.LambdaExpr); ok && r.assignCount[as.Targets[0].Name.Value] == 1 {
+			if lam, ok := as.Value.(*syntax.LambdaExpr); ok && as.Ty == nil && r.assignCount[as.Targets[0].Name.Value] == 1 {
 				r.globalLambdas[as.Targets[0].Name.Value] = lam
 			}
 		}

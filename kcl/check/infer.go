@@ -198,7 +198,7 @@ func (r *checker) exprType(e syntax.Expr, depth int) *typ {
 // lambdaType is a lambda's function type: its annotated parameter and
 // result types, any where there is no annotation.
 func (r *checker) lambdaType(e *syntax.LambdaExpr) *typ {
-	t := &typ{kind: tFunc, elem: anyT}
+	t := &typ{kind: tFunc, elem: anyT, fnLambda: e, fnPkg: r.pkg}
 	if e.Args != nil {
 		for i := range e.Args.Args {
 			pt := anyT

@@ -55,6 +55,11 @@ type typ struct {
 	// annotated marks a schema type read from an annotation: the official
 	// engine has no attribute suggestions for those.
 	annotated bool
+	// fnLambda or fnAnnot is where a function type was read (its
+	// parameters' names, defaults and places, for calls), in fnPkg.
+	fnLambda *syntax.LambdaExpr
+	fnAnnot  *syntax.FunctionType
+	fnPkg    *pkgInfo
 }
 
 var (
@@ -478,7 +483,7 @@ func (r *checker) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 			return &typ{kind: tLitStr, lit: t.Str}
 		}
 	case *syntax.FunctionType:
-		ft := &typ{kind: tFunc, elem: r.fromSyntax(pi, t.RetTy, depth+1)}
+		ft := &typ{kind: tFunc, elem: r.fromSyntax(pi, t.RetTy, depth+1), fnAnnot: t, fnPkg: pi}
 		for _, p := range t.ParamsTy {
 			ft.elems = append(ft.elems, r.fromSyntax(pi, p, depth+1))
 		}

@@ -40,6 +40,7 @@ var (
 	fuzzBroken       = flag.Float64("broken", 0.08, "TestFuzzLong: probability that a statement is made slightly wrong")
 	fuzzLazy         = flag.Float64("lazy", 0.5, "TestFuzzLong: probability that a program holds the lazy-scope shapes")
 	fuzzNested       = flag.Float64("nested", 0.3, "TestFuzzLong: probability that a program holds the nested-configuration shapes")
+	fuzzShared       = flag.Float64("shared", 0.3, "TestFuzzLong: probability that a program holds the shapes of functions assigned again and shared values")
 )
 
 // shortPrograms bounds the run that is part of every `go test`.
@@ -318,6 +319,12 @@ func (f *fuzzer) run(t *testing.T, first int64, programs int, until time.Time, o
 				f.counts["nested shapes: agreed, accepted"]++
 			}
 		}
+		if p.Shared {
+			f.counts["shared shapes: programs"]++
+			if class == "" && want.ok {
+				f.counts["shared shapes: agreed, accepted"]++
+			}
+		}
 		if class == "" {
 			if want.ok {
 				f.counts["agreed, accepted"]++
@@ -377,7 +384,7 @@ func describe(fd finding) string {
 func TestFuzzShort(t *testing.T) {
 	f := newFuzzer(t)
 	start := time.Now()
-	f.run(t, 1, shortPrograms, time.Time{}, gen.Options{Broken: 0.04, Lazy: 0.5, Nested: 0.3})
+	f.run(t, 1, shortPrograms, time.Time{}, gen.Options{Broken: 0.04, Lazy: 0.5, Nested: 0.3, Shared: 0.3})
 	for _, fd := range f.found {
 		if fd.reason != "" {
 			t.Logf("known divergence (%s): %s", fd.reason, describe(fd))
@@ -412,7 +419,7 @@ func TestFuzzLong(t *testing.T) {
 			n = *fuzzPrograms - done
 		}
 		before := len(f.found)
-		f.run(t, seed, n, until, gen.Options{Broken: *fuzzBroken, Lazy: *fuzzLazy, Nested: *fuzzNested})
+		f.run(t, seed, n, until, gen.Options{Broken: *fuzzBroken, Lazy: *fuzzLazy, Nested: *fuzzNested, Shared: *fuzzShared})
 		seed += int64(n)
 		for _, fd := range f.found[before:] {
 			text := describe(fd)

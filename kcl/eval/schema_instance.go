@@ -470,7 +470,11 @@ func (in *Interp) reapplyConfig(f *schemaFrame, name string, pos syntax.Position
 		return nil
 	}
 	cur, _ := f.inst.Get(name)
-	if !isContainerValue(cur) || !isContainerValue(ent.Value) {
+	if !isContainerValue(cur) || !isContainerValue(ent.Value) || sameContainer(cur, ent.Value) {
+		// A body edit of the config's own value (`leaf.v = 7` with
+		// `leaf = shared`) keeps it shared: the official union of a value
+		// into itself changes nothing, and edits through either name
+		// reach both.
 		return nil
 	}
 	v, err := in.applyEntry(cur, value.Entry{Key: name, Value: ent.Value, Op: value.OpUnion, Index: value.NoIndex}, pos)
@@ -479,6 +483,22 @@ func (in *Interp) reapplyConfig(f *schemaFrame, name string, pos syntax.Position
 	}
 	f.inst.Set(name, v)
 	return nil
+}
+
+// sameContainer reports whether a and b are the same dict, list or instance.
+func sameContainer(a, b value.Value) bool {
+	switch x := a.(type) {
+	case *value.Dict:
+		y, ok := b.(*value.Dict)
+		return ok && x == y
+	case *value.List:
+		y, ok := b.(*value.List)
+		return ok && x == y
+	case *value.Schema:
+		y, ok := b.(*value.Schema)
+		return ok && x == y
+	}
+	return false
 }
 
 // applyEntry merges one config entry into a value via a one-key union.

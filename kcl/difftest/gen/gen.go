@@ -27,6 +27,8 @@ type Program struct {
 	Lazy bool
 	// Nested is whether it holds the nested-configuration shapes (nested.go).
 	Nested bool
+	// Shared is whether it holds the shapes of shared.go.
+	Shared bool
 }
 
 // Arg is one -D argument; Value is JSON.
@@ -62,6 +64,10 @@ type Options struct {
 	// Nested is the probability that a program ends with the shapes of
 	// nested.go; 0 gives the programs of the generator before them.
 	Nested float64
+	// Shared is the probability that a program ends with the shapes of
+	// shared.go (functions assigned again, values shared through schema
+	// attributes and dicts); 0 gives the programs before them.
+	Shared float64
 }
 
 // kind is a KCL type the generator builds values of.
@@ -162,6 +168,7 @@ type generator struct {
 	depth   int
 	lz      lazyState
 	nz      nestedState
+	sh      sharedState
 }
 
 // New generates the program of one seed.
@@ -176,6 +183,8 @@ func New(seed int64, opts Options) *Program {
 	g.nz.r = rand.New(rand.NewSource(seed ^ 0x5e7c0f19))
 	g.nz.on = opts.Nested > 0 && g.nz.r.Float64() < opts.Nested
 	g.nz.focus = g.nz.on && g.nz.r.Float64() < 0.7
+	g.sh.r = rand.New(rand.NewSource(seed ^ 0x3c5a96e1))
+	g.sh.on = opts.Shared > 0 && g.sh.r.Float64() < opts.Shared
 	return g.program()
 }
 
@@ -218,6 +227,7 @@ func (g *generator) program() *Program {
 	}
 	g.maybeLazy(true)
 	g.maybeNested()
+	g.maybeShared()
 	body.WriteString(g.b.String())
 	g.b = saved
 	var head strings.Builder
@@ -233,7 +243,7 @@ func (g *generator) program() *Program {
 		head.WriteByte('\n')
 	}
 	g.files["main.k"] = head.String() + body.String()
-	return &Program{Files: g.files, Args: g.args, Lazy: g.lz.on, Nested: g.nz.on}
+	return &Program{Files: g.files, Args: g.args, Lazy: g.lz.on, Nested: g.nz.on, Shared: g.sh.on}
 }
 
 // localPackage writes pkg/lib.k with a schema, a value and a lambda the main

@@ -69,14 +69,20 @@ func (g *generator) maybeNested() {
 	if !g.nz.on {
 		return
 	}
-	r, n, broken := g.r, g.n, g.opts.Broken
-	g.r, g.n, g.lz.tag = g.nz.r, g.nz.n, "n"
-	// Each shape makes many choices: at the statements' rate hardly one
-	// would be well-formed.
+	g.aside(g.nz.r, &g.nz.n, "n", g.nestedShapes)
+}
+
+// aside runs the shapes of a family that draws from a source of its own, r,
+// and numbers its names with its own counter n, under tag. Each shape makes
+// many choices: at the statements' rate of broken ones hardly one would be
+// well-formed, so it is a third of it.
+func (g *generator) aside(r *rand.Rand, n *int, tag string, shapes func()) {
+	savedR, savedN, broken := g.r, g.n, g.opts.Broken
+	g.r, g.n, g.lz.tag = r, *n, tag
 	g.opts.Broken = broken / 3
-	g.nestedShapes()
-	g.nz.n = g.n
-	g.r, g.n, g.lz.tag, g.opts.Broken = r, n, "", broken
+	shapes()
+	*n = g.n
+	g.r, g.n, g.lz.tag, g.opts.Broken = savedR, savedN, "", broken
 }
 
 func (g *generator) nestedShapes() {

@@ -117,7 +117,7 @@ func loadSettings(root, workDir string, files []string) (*settings, error) {
 					if v == nil {
 						v = value.None
 					}
-					st.options = append(st.options, value.KV{Key: k.String(), Value: v})
+					st.options = append(st.options, value.KV{Key: k.String(), Value: settingsOptionValue(v)})
 				}
 			}
 		}

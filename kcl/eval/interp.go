@@ -89,6 +89,10 @@ type Interp struct {
 	exprResults []exprResult
 	// noneResult: a top-level expression statement gave None or Undefined.
 	noneResult bool
+	// snapshots: the main package reads instances(), whose records are
+	// then copies of each instance as made (configs of their own), re-runs
+	// included, without their schema arguments (as 0.12.1 keeps them).
+	snapshots bool
 	// absImports remembers resolveAbsImport's answers for the run.
 	absImports map[absImportKey][2]string
 	// lastNode is the statement or expression evaluated last: the official
@@ -294,8 +298,23 @@ func (in *Interp) loadMain() (*pkgState, error) {
 	}
 	in.pkgs[p.path] = p
 	mergeMainConfigs(p.files)
+	in.snapshots = namesInstances(p.files)
 	in.prepare(p)
 	return p, nil
+}
+
+// namesInstances reports whether a file reads a schema's instances().
+func namesInstances(files []*fileUnit) bool {
+	found := false
+	for _, f := range files {
+		syntax.Walk(f.mod, func(n syntax.Node) bool {
+			if nm, ok := n.(*syntax.Name); ok && nm.Value == "instances" {
+				found = true
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // addFile parses a file of p; main says p is the run's main package.

@@ -221,7 +221,11 @@ func (in *Interp) schemaTypeAttr(def *schemaDef, name string) (value.Value, bool
 			var out []value.Value
 			for _, r := range def.instances {
 				if full || r.pkg == value.MainPkg {
-					out = append(out, r.v)
+					v := r.v
+					if s, ok := v.(*value.Schema); ok && in.snapshots {
+						v = s.Copy() // a re-run of it leaves the record
+					}
+					out = append(out, v)
 				}
 			}
 			return value.NewList(out), nil

@@ -114,7 +114,11 @@ func (in *Interp) resolveSchemaAt(s *value.Schema, keys []string, pos syntax.Pos
 		in.nextOrigin = m.pos
 		in.nextConverted = m.converted
 	}
-	return in.instantiate(def, cfg, s.Args, s.Kwargs, pos, "")
+	recordPkg := ""
+	if in.snapshots {
+		recordPkg = s.PkgPath // a re-run is an instance of its own
+	}
+	return in.instantiate(def, cfg, s.Args, s.Kwargs, pos, recordPkg)
 }
 
 // instantiate builds an instance of def from a config.
@@ -312,8 +316,21 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	// A rule's value is its instance too (x = R {...} prints its config), as
 	// in 0.12.1; it is not listed by instances().
 	if recordPkg != "" && def.rule == nil {
+		var rec value.Value = inst
+		if in.snapshots {
+			// A copy with a config of its own: an edit of a nested value
+			// still reaches it, a re-run (a new config) does not.
+			c := inst.Copy()
+			// Its arguments are lost: a re-run binds no arguments.
+			c.Args, c.Kwargs = nil, nil
+			if m, ok := c.Meta.(instanceMeta); ok {
+				m.converted = true
+				c.Meta = m
+			}
+			rec = c
+		}
 		for _, d := range def.chain() {
-			d.instances = append(d.instances, instanceRecord{v: inst, pkg: recordPkg})
+			d.instances = append(d.instances, instanceRecord{v: rec, pkg: recordPkg})
 		}
 	}
 	if err := in.thread.Alloc(f.inst.Len() + 1); err != nil {

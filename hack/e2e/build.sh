@@ -10,8 +10,11 @@ go_build() ( # a subshell, for its cd
   cd "$here/source-controller" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod \
     go build -trimpath -ldflags "-s -w" -o "$out.tmp" github.com/fluxcd/source-controller
 )
+mkdir -p "$(dirname "$out")"
+# Test packages and worktrees may call this concurrently: one builds, the others wait.
+exec 9>"$out.lock"
+flock 9
 if [ ! -x "$out" ]; then
-  mkdir -p "$(dirname "$out")"
   fkc_step "building source-controller $version from source" "$(dirname "$out")" go_build
   mv "$out.tmp" "$out"
 fi

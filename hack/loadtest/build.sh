@@ -7,8 +7,11 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 version=v1.9.6
 cache="${FKC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flux-kcl-controller}"
 out="$cache/loadtest/kustomize-controller-$version"
+mkdir -p "$(dirname "$out")"
+# Concurrent callers: one builds, the others wait.
+exec 9>"$out.lock"
+flock 9
 if [ ! -x "$out" ]; then
-  mkdir -p "$(dirname "$out")"
   echo "building kustomize-controller $version into $out (takes a while) ..." >&2
   start=$SECONDS
   (cd "$here/kustomize-controller" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod \

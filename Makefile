@@ -54,7 +54,7 @@ proto:
 generate:
 	cd api && $(TOOLS)/controller-gen object:headerFile=../hack/boilerplate.go.txt paths=./...
 	cd api && $(TOOLS)/controller-gen crd:crdVersions=v1 paths=./... output:crd:artifacts:config=../deploy/crd
-	cp deploy/crd/krm.kcl.dev.fluxcd_kclruns.yaml charts/flux-kcl-controller/crds/
+	cp deploy/crd/krm.kcl.dev.fluxcd_kclruns.yaml deploy/crd/krm.kcl.dev.fluxcd_imagerollouts.yaml charts/flux-kcl-controller/crds/
 
 vet:
 	go vet $(GO_PACKAGES)

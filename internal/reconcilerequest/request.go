@@ -43,6 +43,9 @@ const (
 	ReasonImagePolicyChanged Reason = "ImagePolicyChanged"
 	// ReasonDriftDetected: the drift watcher saw an applied object change.
 	ReasonDriftDetected Reason = v1alpha1.DriftDetectedReason
+	// ReasonImageRolloutChanged: an ImageRollout changed the image of the
+	// KCLRun's stage (admitted, rolled back, completed).
+	ReasonImageRolloutChanged Reason = "ImageRolloutChanged"
 )
 
 // Request is one reconcile request for one KCLRun. It is a hint: the applier

@@ -70,44 +70,59 @@ type resolution struct {
 	substitutions []workerclient.Substitution
 	images        []v1alpha1.ResolvedImage
 	held          []string
+	// rollouts is what ImageRollouts gave, in the order of policies.
+	rollouts []v1alpha1.KCLRunRollout
 }
 
+// givenImages are what ImageRollouts gave a KCLRun, by policy "namespace/name".
+type givenImages map[string]v1alpha1.KCLRunRollout
+
 // knownPolicies reads the ImagePolicies the last attempt referenced.
-func (s *Service) knownPolicies(ctx context.Context, namespace string, refs []string) ([]workerclient.ImagePolicy, error) {
-	out := make([]workerclient.ImagePolicy, 0, len(refs))
-	for _, ref := range refs {
+func (s *Service) knownPolicies(ctx context.Context, obj *v1alpha1.KCLRun) ([]workerclient.ImagePolicy, givenImages, error) {
+	out := make([]workerclient.ImagePolicy, 0, len(obj.Status.ImagePolicies))
+	given := givenImages{}
+	for _, ref := range obj.Status.ImagePolicies {
 		ns, name, ok := strings.Cut(ref, "/")
 		if !ok {
-			ns, name = namespace, ref
+			ns, name = obj.Namespace, ref
 		}
-		p, err := s.lookupPolicy(ctx, ns, name)
+		p, g, err := s.lookupPolicy(ctx, obj, ns, name)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if g != nil {
+			given[g.Policy] = *g
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return out, given, nil
 }
 
-// lookupPolicy is the workerclient.PolicyLookup of the applier.
-func (s *Service) lookupPolicy(ctx context.Context, namespace, name string) (workerclient.ImagePolicy, error) {
+// lookupPolicy is the workerclient.PolicyLookup of the applier: the policy's
+// election, or the image its ImageRollout gives obj's stage (then also
+// returned as given).
+func (s *Service) lookupPolicy(ctx context.Context, obj *v1alpha1.KCLRun, namespace, name string) (workerclient.ImagePolicy, *v1alpha1.KCLRunRollout, error) {
 	p := workerclient.ImagePolicy{Namespace: namespace, Name: name}
 	policy := &imagev1.ImagePolicy{}
 	if err := s.client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, policy); err != nil {
 		if apierrors.IsNotFound(err) {
-			return p, nil
+			return p, nil, nil
 		}
-		return p, fmt.Errorf("reading ImagePolicy %s/%s: %w", namespace, name, err)
+		return p, nil, fmt.Errorf("reading ImagePolicy %s/%s: %w", namespace, name, err)
 	}
 	p.Found = true
 	if r := policy.Status.LatestRef; r != nil {
 		p.LatestRef = &workerclient.LatestRef{Name: r.Name, Tag: r.Tag, Digest: r.Digest}
 	}
-	return p, nil
+	given, err := s.rollouts.give(ctx, s.client, obj, &p, s.cfg.NoCrossNamespaceRefs)
+	if err != nil {
+		return p, nil, err
+	}
+	return p, given, nil
 }
 
 // resolve asks the resolver for the program's image-policy substitutions.
-func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Artifact, known []workerclient.ImagePolicy) (*resolution, error) {
+func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Artifact, known []workerclient.ImagePolicy, given givenImages) (*resolution, error) {
 	if s.resolver == nil {
 		return &resolution{}, nil
 	}
@@ -117,10 +132,13 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		seen[p.Namespace+"/"+p.Name] = p
 	}
 	lookup := func(ctx context.Context, namespace, name string) (workerclient.ImagePolicy, error) {
-		p, err := s.lookupPolicy(ctx, namespace, name)
+		p, g, err := s.lookupPolicy(ctx, obj, namespace, name)
 		if err == nil {
 			mu.Lock()
 			seen[namespace+"/"+name] = p
+			if g != nil {
+				given[g.Policy] = *g
+			}
 			mu.Unlock()
 		}
 		return p, err
@@ -150,11 +168,18 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		}
 		p, ok := seen[ns+"/"+name]
 		if !ok {
-			if p, err = s.lookupPolicy(ctx, ns, name); err != nil {
+			var g *v1alpha1.KCLRunRollout
+			if p, g, err = s.lookupPolicy(ctx, obj, ns, name); err != nil {
 				return nil, err
+			}
+			if g != nil {
+				given[g.Policy] = *g
 			}
 		}
 		r.used = append(r.used, p)
+		if g, ok := given[ns+"/"+name]; ok {
+			r.rollouts = append(r.rollouts, g)
+		}
 	}
 	for _, res := range resp.Resolutions {
 		r.images = append(r.images, v1alpha1.ResolvedImage{

@@ -165,7 +165,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	if err != nil {
 		return s.fail(obj, err, delivered, revision)
 	}
-	known, err := s.knownPolicies(ctx, obj.Namespace, obj.Status.ImagePolicies)
+	known, given, err := s.knownPolicies(ctx, obj)
 	if err != nil {
 		return s.fail(obj, err, delivered, "")
 	}
@@ -177,7 +177,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		s.markProgressing(ctx, status, obj, revision)
 	}
 
-	resolved, err := s.resolve(ctx, obj, artifact, known)
+	resolved, err := s.resolve(ctx, obj, artifact, known, given)
 	if err != nil {
 		return s.fail(obj, err, delivered, revision)
 	}
@@ -188,6 +188,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		fp = fingerprint(obj, artifact, argsDigest, resolved.used)
 	}
 	obj.Status.ImagePolicies = resolved.policies
+	// In the same write as this attempt's verdict: the watcher reads Ready
+	// at the image a rollout gave from the two together.
+	obj.Status.ImageRollouts = resolved.rollouts
 	if len(resolved.held) > 0 {
 		msg := "image policy markers held: " + resolved.held[0]
 		if n := len(resolved.held); n > 1 {

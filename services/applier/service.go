@@ -94,6 +94,8 @@ type Service struct {
 	remoteDrift  *remoteDrift // with drift, for spec.kubeConfig clusters
 	// outage tells when the apiserver is back after a reconcile found it down.
 	outage *apiserveroutage.Gate
+	// rollouts are the ImageRollouts, read by the markers they govern.
+	rollouts *imageRollouts
 
 	ready sync.Once
 	isUp  chan struct{}
@@ -217,6 +219,10 @@ func (s *Service) Run(ctx context.Context) error {
 	defer wg.Wait()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	var err error
+	if s.rollouts, err = startImageRollouts(ctx, s.rest, s.scheme); err != nil {
+		return err
+	}
 
 	s.serveHTTP(ctx, &wg)
 	s.events.start(ctx, &wg)

@@ -40,6 +40,12 @@ type Config struct {
 	// MinInterval bounds the periodic requests of KCLRuns with a tiny or zero
 	// interval, so one misconfigured object can't flood the stream.
 	MinInterval time.Duration
+	// NoCrossNamespaceRefs, as the applier's: an ImageRollout then governs
+	// only the KCLRuns of its own namespace, the only ones that may follow its policy.
+	NoCrossNamespaceRefs bool
+	// EventsAddr is notification-controller's event receiver; the
+	// ImageRollouts' events go there as well as to Kubernetes events.
+	EventsAddr string
 }
 
 // DefaultConfig is the configuration BindFlags starts from.
@@ -71,6 +77,8 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.IntVar(&c.JetStreamReplicas, "stream-replicas", d.JetStreamReplicas, "Replicas of the reconcile-request JetStream stream.")
 	_ = fs.MarkDeprecated("stream-replicas", "use --jetstream-replicas, the applier's name for the same setting")
 	fs.DurationVar(&c.MinInterval, "min-interval", d.MinInterval, "Lower bound of the periodic reconcile interval.")
+	fs.BoolVar(&c.NoCrossNamespaceRefs, "no-cross-namespace-refs", d.NoCrossNamespaceRefs, "When set to true, references between custom resources are allowed only if the reference and the referee are in the same namespace.")
+	fs.StringVar(&c.EventsAddr, "events-addr", d.EventsAddr, "The address of the events receiver (notification-controller).")
 }
 
 func (c Config) validate() (labels.Selector, error) {

@@ -63,6 +63,8 @@ func (s *Service) watch(ctx context.Context) ([]registration, error) {
 			s.sourceKinds[kind] = true
 		}
 	}
+	// Before any handler runs: they read it without a lock.
+	s.rollouts = s.newRollouts()
 	if err := add(&kclv1.KCLRun{}, s.kclRunHandler(ctx)); err != nil {
 		return nil, err
 	}
@@ -73,6 +75,11 @@ func (s *Service) watch(ctx context.Context) ([]registration, error) {
 	}
 	if s.kindServed(imagev1.GroupVersion.WithKind(imagev1.ImagePolicyKind)) {
 		if err := add(&imagev1.ImagePolicy{}, s.imagePolicyHandler(ctx)); err != nil {
+			return nil, err
+		}
+	}
+	if s.rollouts != nil {
+		if err := add(&kclv1.ImageRollout{}, s.rollouts.rolloutHandler()); err != nil {
 			return nil, err
 		}
 	}

@@ -55,6 +55,7 @@ func latestRefChanged(old, cur *imagev1.ImageRef) bool {
 // duplicate of the update with the same resourceVersion before it.
 func (s *Service) imagePolicyChanged(ctx context.Context, p *imagev1.ImagePolicy, change string) {
 	key := objectKey(p.Namespace, p.Name)
+	s.rollouts.policyChanged(ctx, key)
 	var runs kclv1.KCLRunList
 	if err := s.mgr.GetCache().List(ctx, &runs, client.MatchingFields{indexImagePolicies: key}); err != nil {
 		s.log.Error(err, "listing KCLRuns of ImagePolicy", "imagePolicy", key)

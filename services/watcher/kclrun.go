@@ -33,6 +33,7 @@ func (s *Service) kclRunHandler(ctx context.Context) toolscache.ResourceEventHan
 			}
 			s.enqueueFor(ctx, run, reconcilerequest.ReasonCreated, "", nil, msgID)
 			s.reschedule(run)
+			s.rollouts.kclRunChanged(ctx, nil, run)
 		},
 		UpdateFunc: func(oldObj, newObj any) {
 			old, ok1 := unwrap[*kclv1.KCLRun](oldObj)
@@ -45,6 +46,7 @@ func (s *Service) kclRunHandler(ctx context.Context) toolscache.ResourceEventHan
 		DeleteFunc: func(obj any) {
 			if run, ok := unwrap[*kclv1.KCLRun](obj); ok {
 				s.schedule.forget(client.ObjectKeyFromObject(run))
+				s.rollouts.kclRunChanged(ctx, nil, run)
 			}
 		},
 	}
@@ -66,6 +68,7 @@ func (s *Service) kclRunUpdated(ctx context.Context, old, run *kclv1.KCLRun) {
 	if becameReady(old, run) {
 		s.wakeDependents(ctx, run)
 	}
+	s.rollouts.kclRunChanged(ctx, old, run)
 }
 
 // becameReady: Ready turned True, or stayed True with a newly applied revision.

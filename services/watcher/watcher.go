@@ -22,7 +22,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/fluxcd/pkg/runtime/events"
 	"github.com/fluxcd/pkg/runtime/pprof"
+	"k8s.io/utils/clock"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/apiserveroutage"
@@ -45,6 +47,8 @@ type Deps struct {
 	JetStream jetstream.JetStream
 	// Logger receives the watcher's logs; the zero value discards them.
 	Logger logr.Logger
+	// Clock times ImageRollouts' bakes and freeze windows; the real clock when nil.
+	Clock clock.WithDelayedExecution
 }
 
 // Service is a running watcher.
@@ -64,6 +68,13 @@ type Service struct {
 	startID string
 
 	readiness readiness
+
+	clock clock.WithDelayedExecution
+	// events records the ImageRollouts' events.
+	events events.Recorder
+	// rollouts steps ImageRollouts on the elected replica; nil until it runs
+	// (or when the CRDs are absent).
+	rollouts *rollouts
 }
 
 // pending is one request waiting to be published, with its de-duplication id.
@@ -144,6 +155,13 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		schedule:    newSchedule(cfg.IntervalJitterPercentage),
 		sourceKinds: map[string]bool{},
 		startID:     strconv.FormatInt(time.Now().UnixNano(), 10),
+		clock:       deps.Clock,
+	}
+	if s.clock == nil {
+		s.clock = clock.RealClock{}
+	}
+	if s.events, err = newEventRecorder(mgr, deps.Logger, cfg.EventsAddr); err != nil {
+		return nil, err
 	}
 	if err := mgr.AddReadyzCheck("ready", s.ready); err != nil {
 		return nil, fmt.Errorf("adding ready check: %w", err)
@@ -188,6 +206,23 @@ func (s *Service) streamOptions() []reconcilerequest.StreamOption {
 	return nil
 }
 
+// eventComponent reports the watcher's events (the ImageRollouts').
+const eventComponent = "flux-kcl-controller"
+
+// newEventRecorder records Kubernetes events and, with --events-addr, posts
+// them to notification-controller, as Flux's controllers do.
+func newEventRecorder(mgr manager.Manager, log logr.Logger, addr string) (events.Recorder, error) {
+	if log.GetSink() == nil {
+		log = logr.Discard()
+	}
+	r, err := events.NewRecorder(log.WithName("events"), addr, eventComponent,
+		events.WithScheme(mgr.GetScheme()), events.WithLegacyEventRecorder(mgr.GetEventRecorderFor(eventComponent)), events.WithRetryMax(2))
+	if err != nil {
+		return nil, fmt.Errorf("building event recorder: %w", err)
+	}
+	return r, nil
+}
+
 // dispatcher runs only on the elected replica: it registers the event
 // handlers and publishes. The caches run on every replica, ready for failover.
 type dispatcher struct{ s *Service }
@@ -213,6 +248,9 @@ func (d *dispatcher) Start(ctx context.Context) error {
 		for s.tickNext(ctx) {
 		}
 	})
+	if s.rollouts != nil {
+		wg.Go(func() { s.rollouts.run(ctx) })
+	}
 	s.log.Info("watching KCLRuns", "sourceKinds", len(s.sourceKinds), "labelSelector", s.cfg.WatchLabelSelector, "shard", s.cfg.Shard)
 	<-ctx.Done()
 	for _, h := range handlers {

@@ -1,0 +1,137 @@
+package applier
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	ctrlcache "sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/rollout"
+	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+)
+
+// indexRolloutPolicy holds an ImageRollout's policy as "namespace/name".
+const indexRolloutPolicy = ".spec.imagePolicyRef"
+
+// rolloutSyncTimeout bounds the wait for the ImageRollout cache at start.
+const rolloutSyncTimeout = time.Minute
+
+// imageRollouts answers which ImageRollout governs a policy from an
+// informer: a marker costs no apiserver request more than before, with or
+// without rollouts. The watcher decides the stages (internal/rollout); the
+// applier only reads the image of the KCLRun's stage from the status.
+type imageRollouts struct {
+	cache ctrlcache.Cache // nil: the CRD is not installed, no rollouts
+}
+
+// startImageRollouts starts the cache and waits for it: a reconcile that ran
+// before would follow a policy its rollout holds back.
+func startImageRollouts(ctx context.Context, cfg *rest.Config, scheme *runtime.Scheme) (*imageRollouts, error) {
+	c, err := ctrlcache.New(cfg, ctrlcache.Options{Scheme: scheme})
+	if err != nil {
+		return nil, fmt.Errorf("building ImageRollout cache: %w", err)
+	}
+	err = c.IndexField(ctx, &v1alpha1.ImageRollout{}, indexRolloutPolicy, func(o client.Object) []string {
+		return []string{o.(*v1alpha1.ImageRollout).PolicyKey()}
+	})
+	if apimeta.IsNoMatchError(err) {
+		return &imageRollouts{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("indexing ImageRollouts: %w", err)
+	}
+	go func() { _ = c.Start(ctx) }()
+	syncCtx, cancel := context.WithTimeout(ctx, rolloutSyncTimeout)
+	defer cancel()
+	if !c.WaitForCacheSync(syncCtx) {
+		return nil, fmt.Errorf("waiting for the ImageRollout cache: %w", syncCtx.Err())
+	}
+	return &imageRollouts{cache: c}, nil
+}
+
+// governing is the rollout of a policy: the oldest when several name it, as
+// the watcher decides (the others are Ready=False there).
+func (r *imageRollouts) governing(ctx context.Context, policy string) (*v1alpha1.ImageRollout, error) {
+	if r == nil || r.cache == nil {
+		return nil, nil
+	}
+	var list v1alpha1.ImageRolloutList
+	if err := r.cache.List(ctx, &list, client.MatchingFields{indexRolloutPolicy: policy}); err != nil {
+		return nil, fmt.Errorf("listing ImageRollouts of %s: %w", policy, err)
+	}
+	var best *v1alpha1.ImageRollout
+	for i := range list.Items {
+		ro := &list.Items[i]
+		if !ro.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if best == nil || ro.CreationTimestamp.Before(&best.CreationTimestamp) ||
+			ro.CreationTimestamp.Equal(&best.CreationTimestamp) && ro.Name < best.Name {
+			best = ro
+		}
+	}
+	return best, nil
+}
+
+// give replaces a found policy's election with the image the governing
+// rollout gives the KCLRun's stage, and says what it gave. It only ever
+// picks between the policy's elections (target or last good), and the
+// resolver still checks the repository and the lockdown flags, so a KCLRun
+// can apply nothing it could not before. Without a rollout, or before the
+// watcher initialised one, the policy's election stands.
+func (r *imageRollouts) give(ctx context.Context, reader client.Reader, obj *v1alpha1.KCLRun, p *workerclient.ImagePolicy, noCrossNamespaceRefs bool) (*v1alpha1.KCLRunRollout, error) {
+	if !p.Found {
+		return nil, nil
+	}
+	key := p.Namespace + "/" + p.Name
+	ro, err := r.governing(ctx, key)
+	if err != nil || ro == nil || ro.Status.LastGood == nil {
+		return nil, err
+	}
+	if noCrossNamespaceRefs && obj.Namespace != ro.Namespace {
+		return nil, nil // the resolver refuses the marker anyway
+	}
+	stage, err := stageOf(ctx, reader, ro, obj, key)
+	if err != nil {
+		return nil, err
+	}
+	img := rollout.ImageFor(ro, stage)
+	given := &v1alpha1.KCLRunRollout{Rollout: ro.Namespace + "/" + ro.Name, Policy: key, Stage: stage, Image: img.String()}
+	if !img.Equal(ro.Status.Target) {
+		given.HeldBack = ro.Status.Target.String()
+	}
+	p.LatestRef = &workerclient.LatestRef{Name: img.Name, Tag: img.Tag, Digest: img.Digest}
+	return given, nil
+}
+
+// stageOf is the KCLRun's stage; with stages that do not parse (the rollout
+// is Ready=False) the one it had, so a bad edit moves nobody.
+func stageOf(ctx context.Context, reader client.Reader, ro *v1alpha1.ImageRollout, obj *v1alpha1.KCLRun, policy string) (string, error) {
+	stages, err := rollout.ParseStages(ro.Spec.Stages)
+	if err != nil {
+		for _, given := range obj.Status.ImageRollouts {
+			if given.Policy == policy {
+				return given.Stage, nil
+			}
+		}
+		return "", nil
+	}
+	var nsLabels map[string]string
+	if stages.NeedsNamespaceLabels() {
+		ns := &corev1.Namespace{}
+		if err := reader.Get(ctx, types.NamespacedName{Name: obj.Namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
+			return "", fmt.Errorf("reading namespace %s for ImageRollout %s/%s: %w", obj.Namespace, ro.Namespace, ro.Name, err)
+		}
+		nsLabels = ns.Labels
+	}
+	return stages.StageOf(obj.Labels, nsLabels), nil
+}

@@ -77,6 +77,21 @@ type resolution struct {
 // givenImages are what ImageRollouts gave a KCLRun, by policy "namespace/name".
 type givenImages map[string]v1alpha1.KCLRunRollout
 
+// recorded reports whether status.imageRollouts already says what the
+// rollouts give: if not, the reconcile is no no-op, so that the status (which
+// the watcher's gates read) catches up even when the image is unchanged.
+func (g givenImages) recorded(status []v1alpha1.KCLRunRollout) bool {
+	if len(g) != len(status) {
+		return false
+	}
+	for _, r := range status {
+		if g[r.Policy] != r {
+			return false
+		}
+	}
+	return true
+}
+
 // knownPolicies reads the ImagePolicies the last attempt referenced.
 func (s *Service) knownPolicies(ctx context.Context, obj *v1alpha1.KCLRun) ([]workerclient.ImagePolicy, givenImages, error) {
 	out := make([]workerclient.ImagePolicy, 0, len(obj.Status.ImagePolicies))

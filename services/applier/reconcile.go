@@ -170,7 +170,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		return s.fail(obj, err, delivered, "")
 	}
 	fp := fingerprint(obj, artifact, argsDigest, known)
-	if s.isNoOp(ctx, obj, req, revision, fp) {
+	if given.recorded(obj.Status.ImageRollouts) && s.isNoOp(ctx, obj, req, revision, fp) {
 		return Outcome{Result: ResultNoOp, revision: revision}
 	}
 	if obj.Generation != obj.Status.ObservedGeneration || revision != obj.Status.LastAppliedRevision {

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
@@ -214,15 +215,18 @@ func (r *rollouts) step(ctx context.Context, key types.NamespacedName) (time.Dur
 	for _, e := range res.Events {
 		r.record(next, e, target)
 	}
-	r.reconcileStages(ctx, next, res.Reconcile, runs)
+	if obs.Conflict == "" {
+		r.reconcileStale(ctx, next, runs)
+	}
 	observeRollout(next, res)
 	return res.RequeueAfter, nil
 }
 
-// stagedRun is a member KCLRun with its stage.
+// stagedRun is a member KCLRun with its stage and the image its last
+// attempt got from the rollout.
 type stagedRun struct {
-	run   *kclv1.KCLRun
-	stage string
+	run          *kclv1.KCLRun
+	stage, image string
 }
 
 // observe gathers the policy's election, a conflicting rollout and the
@@ -287,7 +291,7 @@ func (r *rollouts) observe(ctx context.Context, ro *kclv1.ImageRollout) (rollout
 			m.Ready, m.Message = c.Status, c.Message
 		}
 		obs.Members = append(obs.Members, m)
-		st := stagedRun{run: run}
+		st := stagedRun{run: run, image: m.Image}
 		if stages != nil {
 			st.stage = stages.StageOf(m.Labels, m.NamespaceLabels)
 		}
@@ -340,21 +344,23 @@ func governing(rollouts []kclv1.ImageRollout, policy string) *kclv1.ImageRollout
 	return best
 }
 
-// reconcileStages publishes for the KCLRuns of the stages whose image changed.
-func (r *rollouts) reconcileStages(ctx context.Context, ro *kclv1.ImageRollout, stages []string, runs []stagedRun) {
-	if len(stages) == 0 {
-		return
-	}
-	want := map[string]bool{}
-	for _, st := range stages {
-		want[st] = true
+// reconcileStale publishes for the KCLRuns whose last attempt did not get
+// the image the rollout now gives their stage: those of a stage just
+// admitted, rolled back or completed, and any a lost request left behind (a
+// watcher killed between its status write and its publishes). The message
+// id holds the rollout's resourceVersion: steps of one status publish once.
+func (r *rollouts) reconcileStale(ctx context.Context, ro *kclv1.ImageRollout, runs []stagedRun) {
+	if ro.Status.LastGood == nil {
+		return // bad input before the rollout ever started: it gives nothing
 	}
 	trigger := kclv1.ImageRolloutKind + "/" + ro.Namespace + "/" + ro.Name
 	for _, sr := range runs {
-		if want[sr.stage] {
-			r.s.enqueueFor(ctx, sr.run, reconcilerequest.ReasonImageRolloutChanged, trigger, nil,
-				fmt.Sprintf("%s/imagerollout/%s/%s", sr.run.UID, ro.UID, ro.ResourceVersion))
+		// Another shard's watcher publishes for its own KCLRuns.
+		if sr.image == rollout.ImageFor(ro, sr.stage).String() || !r.s.selector.Matches(labels.Set(sr.run.Labels)) {
+			continue
 		}
+		r.s.enqueueFor(ctx, sr.run, reconcilerequest.ReasonImageRolloutChanged, trigger, nil,
+			fmt.Sprintf("%s/imagerollout/%s/%s", sr.run.UID, ro.UID, ro.ResourceVersion))
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/nats-io/nats.go/jetstream"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -70,6 +71,8 @@ type Service struct {
 	readiness readiness
 
 	clock clock.WithDelayedExecution
+	// selector is --watch-label-selector: the KCLRuns of this shard.
+	selector labels.Selector
 	// events records the ImageRollouts' events.
 	events events.Recorder
 	// rollouts steps ImageRollouts on the elected replica; nil until it runs
@@ -156,6 +159,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		sourceKinds: map[string]bool{},
 		startID:     strconv.FormatInt(time.Now().UnixNano(), 10),
 		clock:       deps.Clock,
+		selector:    selector,
 	}
 	if s.clock == nil {
 		s.clock = clock.RealClock{}

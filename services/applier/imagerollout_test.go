@@ -37,7 +37,7 @@ var rolloutT0 = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 // see no watcher), and the record of every image applied and every rollout
 // status, in the apiserver's order.
 type rolloutWorld struct {
-	t      *testing.T
+	t      testing.TB
 	ns     string
 	id     string
 	clock  *clocktesting.FakeClock
@@ -86,7 +86,7 @@ func webImage(tag string) imagev1.ImageRef {
 // newRolloutWorld creates the policy at 1.0.0 and one KCLRun per entry of
 // stages (name → stage label; "" for none), waits for them Ready at 1.0.0,
 // and starts the watcher.
-func newRolloutWorld(t *testing.T, stages map[string]string, mutate ...func(name string, k *v1alpha1.KCLRun)) *rolloutWorld {
+func newRolloutWorld(t testing.TB, stages map[string]string, mutate ...func(name string, k *v1alpha1.KCLRun)) *rolloutWorld {
 	t.Helper()
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -61,6 +61,7 @@ type appliedImage struct {
 // rolloutStatus is one write of the ImageRollout.
 type rolloutStatus struct {
 	rv     int64
+	at     time.Time
 	target string
 	states map[string]string
 }
@@ -287,7 +288,7 @@ func (w *rolloutWorld) record(ctx context.Context) {
 				continue
 			}
 			rv, _ := strconv.ParseInt(ro.ResourceVersion, 10, 64)
-			st := rolloutStatus{rv: rv, target: ro.Status.Target.String(), states: map[string]string{}}
+			st := rolloutStatus{rv: rv, at: time.Now(), target: ro.Status.Target.String(), states: map[string]string{}}
 			for _, s := range ro.Status.Stages {
 				st.states[s.Name] = s.State
 			}

@@ -71,11 +71,11 @@ const stageLabel = "rollout.example.com/stage"
 // rolloutProgram applies a ConfigMap "web" carrying the image, and one named
 // after the tag: a tag that is no valid name makes the apiserver refuse the apply.
 func rolloutProgram(policyNS string) string {
-	return fmt.Sprintf(`tag = "1.0.0" # {"$imagepolicy": "%s:web:tag"}
-image = "ghcr.io/org/web:" + tag
+	return fmt.Sprintf(`_tag = "1.0.0" # {"$imagepolicy": "%s:web:tag"}
+_image = "ghcr.io/org/web:" + _tag
 items = [
-    {apiVersion = "v1", kind = "ConfigMap", metadata = {name = "web"}, data = {image = image}}
-    {apiVersion = "v1", kind = "ConfigMap", metadata = {name = "release-" + tag}, data = {image = image}}
+    {apiVersion = "v1", kind = "ConfigMap", metadata = {name = "web"}, data = {image = _image}}
+    {apiVersion = "v1", kind = "ConfigMap", metadata = {name = "release-" + _tag}, data = {image = _image}}
 ]
 `, policyNS)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
 	"github.com/nats-io/nats.go/jetstream"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -217,7 +218,8 @@ const eventComponent = "flux-kcl-controller"
 // them to notification-controller, as Flux's controllers do.
 func newEventRecorder(mgr manager.Manager, log logr.Logger, addr string) (events.Recorder, error) {
 	if log.GetSink() == nil {
-		log = logr.Discard()
+		// Flux's recorder calls the sink directly: give it a silent one.
+		log = funcr.New(func(string, string) {}, funcr.Options{})
 	}
 	r, err := events.NewRecorder(log.WithName("events"), addr, eventComponent,
 		events.WithScheme(mgr.GetScheme()), events.WithLegacyEventRecorder(mgr.GetEventRecorderFor(eventComponent)), events.WithRetryMax(2))

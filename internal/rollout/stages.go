@@ -112,3 +112,22 @@ func (s *Stages) overlaps(members []Member) error {
 	}
 	return fmt.Errorf("%s", msg)
 }
+
+// Governing is the rollout of a policy ("namespace/name") among rollouts:
+// the oldest, then the first by name, when several name it; nil when none
+// does. The watcher steps the others as ConflictingRollout, the applier
+// follows this one.
+func Governing(rollouts []v1alpha1.ImageRollout, policy string) *v1alpha1.ImageRollout {
+	var best *v1alpha1.ImageRollout
+	for i := range rollouts {
+		ro := &rollouts[i]
+		if ro.PolicyKey() != policy || !ro.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if best == nil || ro.CreationTimestamp.Before(&best.CreationTimestamp) ||
+			ro.CreationTimestamp.Equal(&best.CreationTimestamp) && ro.Name < best.Name {
+			best = ro
+		}
+	}
+	return best
+}

@@ -68,18 +68,7 @@ func (r *imageRollouts) governing(ctx context.Context, policy string) (*v1alpha1
 	if err := r.cache.List(ctx, &list, client.MatchingFields{indexRolloutPolicy: policy}); err != nil {
 		return nil, fmt.Errorf("listing ImageRollouts of %s: %w", policy, err)
 	}
-	var best *v1alpha1.ImageRollout
-	for i := range list.Items {
-		ro := &list.Items[i]
-		if !ro.DeletionTimestamp.IsZero() {
-			continue
-		}
-		if best == nil || ro.CreationTimestamp.Before(&best.CreationTimestamp) ||
-			ro.CreationTimestamp.Equal(&best.CreationTimestamp) && ro.Name < best.Name {
-			best = ro
-		}
-	}
-	return best, nil
+	return rollout.Governing(list.Items, policy), nil
 }
 
 // give replaces a found policy's election with the image the governing

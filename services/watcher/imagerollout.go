@@ -253,7 +253,7 @@ func (r *rollouts) observe(ctx context.Context, ro *kclv1.ImageRollout) (rollout
 	if err := s.mgr.GetCache().List(ctx, &all); err != nil {
 		return obs, nil, fmt.Errorf("listing ImageRollouts: %w", err)
 	}
-	if older := governing(all.Items, ro.PolicyKey()); older != nil && older.UID != ro.UID {
+	if older := rollout.Governing(all.Items, ro.PolicyKey()); older != nil && older.UID != ro.UID {
 		obs.Conflict = older.Namespace + "/" + older.Name
 	}
 
@@ -325,23 +325,6 @@ func (r *rollouts) followers(ctx context.Context, policy string) ([]kclv1.KCLRun
 		}
 	}
 	return out, nil
-}
-
-// governing is the rollout of a policy when several name it: the oldest, then
-// by name; the applier picks the same one.
-func governing(rollouts []kclv1.ImageRollout, policy string) *kclv1.ImageRollout {
-	var best *kclv1.ImageRollout
-	for i := range rollouts {
-		ro := &rollouts[i]
-		if ro.PolicyKey() != policy || !ro.DeletionTimestamp.IsZero() {
-			continue
-		}
-		if best == nil || ro.CreationTimestamp.Before(&best.CreationTimestamp) ||
-			ro.CreationTimestamp.Equal(&best.CreationTimestamp) && ro.Namespace+"/"+ro.Name < best.Namespace+"/"+best.Name {
-			best = ro
-		}
-	}
-	return best
 }
 
 // reconcileStale publishes for the KCLRuns whose last attempt did not get

@@ -63,3 +63,15 @@ func (gs firstOf) Gather() ([]*dto.MetricFamily, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].GetName() < out[j].GetName() })
 	return out, errors.Join(errs...)
 }
+
+// Registries are where a service registers its metrics and what its /metrics serves: the
+// registerer it was given (all-in-one's shared registry, gathered there when it can be),
+// or a private registry of its own when given none.
+func Registries(given prometheus.Registerer) (prometheus.Registerer, prometheus.Gatherer) {
+	if given == nil {
+		r := prometheus.NewRegistry()
+		return r, r
+	}
+	g, _ := given.(prometheus.Gatherer)
+	return given, g
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/artifact"
 	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
+	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/mod/fetch"
 	compilerv1 "github.com/kcl-lang/flux-kcl-controller/proto/compiler/v1"
 )
@@ -72,13 +73,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 			return nil, fmt.Errorf("artifact fetcher: %w", err)
 		}
 	}
-	registerer, gatherer := deps.Registerer, prometheus.Gatherer(nil)
-	if registerer == nil {
-		registry := prometheus.NewRegistry()
-		registerer, gatherer = registry, registry
-	} else if g, ok := registerer.(prometheus.Gatherer); ok {
-		gatherer = g
-	}
+	registerer, gatherer := metricsendpoint.Registries(deps.Registerer)
 	m, err := newMetrics(registerer)
 	if err != nil {
 		return nil, fmt.Errorf("registering metrics: %w", err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/internal/artifact"
 	"github.com/kcl-lang/flux-kcl-controller/internal/grpcworker"
+	"github.com/kcl-lang/flux-kcl-controller/internal/metricsendpoint"
 	resolverv1 "github.com/kcl-lang/flux-kcl-controller/proto/resolver/v1"
 )
 
@@ -59,13 +60,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 			return nil, fmt.Errorf("artifact fetcher: %w", err)
 		}
 	}
-	registerer, gatherer := deps.Registerer, prometheus.Gatherer(nil)
-	if registerer == nil {
-		registry := prometheus.NewRegistry()
-		registerer, gatherer = registry, registry
-	} else if g, ok := registerer.(prometheus.Gatherer); ok {
-		gatherer = g
-	}
+	registerer, gatherer := metricsendpoint.Registries(deps.Registerer)
 	requests := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "flux_kcl_resolve_total",
 		Help: "Resolve requests by outcome (resolved, held, missing, error).",

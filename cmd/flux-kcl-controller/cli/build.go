@@ -69,6 +69,7 @@ KCLRun's config, arguments (its ConfigMaps and Secrets) and policies come from t
 and the objects are printed as the controller applies them (target namespace, common
 metadata, owner labels). Secret-sourced argument values are masked in the output.`,
 		Example: `  flux-kcl-controller build ./program -D env=prod -Y settings.yaml
+  flux-kcl-controller build ./repo --path ./dev -Y kcl.yaml
   flux-kcl-controller build ./program --kclrun web -n demo`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,6 +92,7 @@ metadata, owner labels). Secret-sourced argument values are masked in the output
 		},
 	}
 	f.bind(cmd.Flags())
+	cmd.Flags().StringVar(&f.opts.Path, "path", "", "The program folder inside DIR, as the KCLRun's spec.path: DIR then stands for the whole artifact, and settings files and the entry files they list may lie anywhere in it (a base/overlay layout), never outside it.")
 	cmd.Flags().StringVar(&kclrun, "kclrun", "", "Take config, arguments and policies from this KCLRun (in -n) and print the objects as the controller applies them.")
 	_ = cmd.RegisterFlagCompletionFunc("kclrun", g.completeKCLRuns)
 	return cmd

@@ -26,7 +26,8 @@ func buildDirect(ctx context.Context, opts Options, out, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	markers, err := imagepolicy.ScanProgram(os.DirFS(opts.Dir), ".")
+	programDir := filepath.Join(opts.Dir, opts.Path)
+	markers, err := imagepolicy.ScanProgram(os.DirFS(programDir), ".")
 	if err != nil {
 		return err
 	}
@@ -48,7 +49,7 @@ func buildDirect(ctx context.Context, opts Options, out, log io.Writer) error {
 	if len(res.Holds) > 0 {
 		return &HoldError{Holds: res.Holds}
 	}
-	overrides, err := rewrite(opts.Dir, res.Substitutions)
+	overrides, err := rewrite(programDir, res.Substitutions)
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func buildDirect(ctx context.Context, opts Options, out, log io.Writer) error {
 			fmt.Fprintf(log, "%s: %s → %s (policy %s)\n", s.Location(), s.Literal, s.New, s.PolicyKey)
 		}
 	}
-	packages, release, err := resolvePackages(ctx, opts, log)
+	packages, release, err := resolvePackages(ctx, programDir, opts, log)
 	if err != nil {
 		return err
 	}
@@ -67,7 +68,7 @@ func buildDirect(ctx context.Context, opts Options, out, log io.Writer) error {
 		cfg = &v1alpha1.ConfigSpec{}
 	}
 	result, err := kcl.Run(ctx, kcl.Options{
-		WorkDir: opts.Dir, Arguments: append(append([]string(nil), cfg.Arguments...), opts.Arguments...),
+		WorkDir: programDir, Root: opts.Dir, Arguments: append(append([]string(nil), cfg.Arguments...), opts.Arguments...),
 		Settings: cfg.Settings, Overrides: cfg.Overrides, PathSelectors: cfg.PathSelectors,
 		SortKeys: cfg.SortKeys, ShowHidden: cfg.ShowHidden, DisableNone: cfg.DisableNone,
 		FileOverrides: overrides, ExternalPkgs: packages.ExternalPkgs(),
@@ -105,7 +106,7 @@ func rewrite(dir string, subs []imagepolicy.Substitution) (map[string][]byte, er
 
 // resolvePackages resolves the program's kcl.mod dependencies as the compiler
 // does and logs what each resolved to.
-func resolvePackages(ctx context.Context, opts Options, log io.Writer) (*mod.Resolution, func(), error) {
+func resolvePackages(ctx context.Context, programDir string, opts Options, log io.Writer) (*mod.Resolution, func(), error) {
 	external := map[string]string{}
 	for name, dir := range opts.External {
 		abs, err := filepath.Abs(dir)
@@ -116,7 +117,7 @@ func resolvePackages(ctx context.Context, opts Options, log io.Writer) (*mod.Res
 	}
 	resolveOpts := mod.Options{Vendor: opts.Vendor, External: external}
 	release := func() {}
-	if file, err := mod.ReadFile(opts.Dir); err != nil || file == nil || len(file.Dependencies) == 0 {
+	if file, err := mod.ReadFile(programDir); err != nil || file == nil || len(file.Dependencies) == 0 {
 		res := &mod.Resolution{}
 		for name, dir := range external {
 			res.Packages = append(res.Packages, mod.Resolved{Name: name, Source: dir, Dir: dir, Local: true})
@@ -131,7 +132,7 @@ func resolvePackages(ctx context.Context, opts Options, log io.Writer) (*mod.Res
 		session := store.Session(nil)
 		resolveOpts.Fetcher, release = session, session.Release
 	}
-	res, err := mod.Resolve(ctx, opts.Dir, resolveOpts)
+	res, err := mod.Resolve(ctx, programDir, resolveOpts)
 	if err != nil {
 		release()
 		return nil, nil, err

@@ -27,8 +27,13 @@ import (
 
 // Options of one build.
 type Options struct {
-	// Dir is the program folder, as spec.path names it inside an artifact.
+	// Dir is the program folder, as spec.path names it inside an artifact; with
+	// Path, the artifact itself.
 	Dir string
+	// Path is the program folder inside Dir, as spec.path ("" for Dir itself):
+	// settings files and the entry files they list may then lie anywhere in
+	// Dir, never outside it, as in the controller.
+	Path string
 	// PolicyFiles hold ImagePolicy objects (multi-document YAML).
 	PolicyFiles []string
 	// Cluster, when set, is read for ImagePolicies not found in PolicyFiles.
@@ -126,11 +131,11 @@ func BuildObjects(ctx context.Context, opts Options, log io.Writer) ([]*unstruct
 	if err != nil {
 		return nil, err
 	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a program folder", opts.Dir)
+	if info, err := os.Stat(filepath.Join(dir, opts.Path)); err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("%s is not a program folder", filepath.Join(opts.Dir, opts.Path))
 	}
 	rendered, err := Render(ctx, RenderOptions{
-		Dir: dir, Namespace: opts.Namespace, Config: config, Arguments: opts.ReferencedArguments,
+		Dir: dir, Path: opts.Path, Namespace: opts.Namespace, Config: config, Arguments: opts.ReferencedArguments,
 		Policies: lookup, NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
 		Packages: opts.Packages, RegistryCredentials: opts.RegistryCredentials,
 	})

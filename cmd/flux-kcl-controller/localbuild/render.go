@@ -20,8 +20,11 @@ import (
 
 // RenderOptions are the inputs of one render, those a KCLRun gives the workers.
 type RenderOptions struct {
-	// Dir is the program folder (what spec.path names inside the artifact).
+	// Dir is the program folder (what spec.path names inside the artifact);
+	// with Path, the artifact itself.
 	Dir string
+	// Path is the program folder inside Dir, as spec.path ("" for Dir itself).
+	Path string
 	// Namespace is the KCLRun's: markers without a namespace read their policy there.
 	Namespace string
 	// Config is spec.config: arguments, settings, overrides, path selectors, vendor,
@@ -95,8 +98,12 @@ func Render(ctx context.Context, opts RenderOptions) (*Rendered, error) {
 		}
 	}
 	art := workerclient.Artifact{URL: "file://" + opts.Dir, Revision: "local", Digest: localDigest}
+	path := opts.Path
+	if path == "" {
+		path = "."
+	}
 	resolved, err := workers.ResolveWithLookup(ctx, workerclient.ResolveInput{
-		Artifact: art, Path: ".", Namespace: opts.Namespace, NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
+		Artifact: art, Path: path, Namespace: opts.Namespace, NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
 	}, lookup)
 	if err != nil {
 		var re *workerclient.ResolveError
@@ -114,7 +121,7 @@ func Render(ctx context.Context, opts RenderOptions) (*Rendered, error) {
 	}
 	compiled, err := workers.Compile(ctx, workerclient.CompileInput{
 		Artifact:            art,
-		Path:                ".",
+		Path:                path,
 		Config:              compileConfig(opts.Config),
 		Arguments:           opts.Arguments,
 		Substitutions:       resolved.Substitutions(),

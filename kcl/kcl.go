@@ -1,6 +1,6 @@
 // Package kcl is a pure-Go KCL engine: it compiles a KCL program to YAML the way
-// `kcl run` does, inside a sandbox (no file access outside the program root, no network,
-// no environment) with a deadline and caps on recursion, values and output.
+// `kcl run` does, inside a sandbox (no file access outside its root, Options.Root, no
+// network, no environment) with a deadline and caps on recursion, values and output.
 //
 // The pipeline is split as in starlark-go: syntax (lexer, parser, AST), then evaluation
 // over immutable-once-frozen values, then the YAML emitter.

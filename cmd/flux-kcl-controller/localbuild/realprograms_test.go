@@ -21,7 +21,7 @@ import (
 // byte for byte with the official engine's objects (expected.yaml) printed
 // the same way.
 func TestBuildRealLikePrograms(t *testing.T) {
-	progs, err := realprograms.RealLike("../../kcl/testdata/real_like")
+	progs, err := realprograms.RealLike("../../../kcl/testdata/real_like")
 	if err != nil {
 		t.Fatal(err)
 	}

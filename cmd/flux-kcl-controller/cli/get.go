@@ -33,7 +33,7 @@ type getFlags struct {
 func newGetCommand(g *globals) *cobra.Command {
 	get := &cobra.Command{
 		Use:   "get",
-		Short: "Get KCLRuns and their status",
+		Short: "Get KCLRuns and ImageRollouts and their status",
 	}
 	var f getFlags
 	runs := &cobra.Command{
@@ -57,7 +57,7 @@ revision, suspended, ready and message, then the images the ImagePolicies moved.
 	get.PersistentFlags().StringVar(&f.statusSelector, "status-selector", "", "specify the status condition name and the desired state to filter the get result, e.g. ready=false or ready!=true")
 	get.PersistentFlags().StringVarP(&f.labelSelector, "label-selector", "l", "", "filter objects by label selector")
 	runs.Flags().StringVarP(&f.output, "output", "o", "", "print the objects as yaml or json instead of the table")
-	get.AddCommand(runs)
+	get.AddCommand(runs, newGetImageRolloutsCommand(g, &f))
 	return get
 }
 
@@ -65,45 +65,26 @@ func (g *globals) get(f getFlags, args []string) error {
 	if f.output != "" && f.output != "yaml" && f.output != "json" {
 		return fmt.Errorf("unsupported output format %q: want yaml or json", f.output)
 	}
-	filter, err := parseStatusSelector(f.statusSelector)
-	if err != nil {
-		return err
-	}
-	c, err := g.kubeClient()
+	filter, c, opts, err := g.listing(f, args)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := g.context()
 	defer cancel()
-	var opts []client.ListOption
-	if !f.allNamespaces {
-		opts = append(opts, client.InNamespace(g.namespace()))
-	}
-	if len(args) == 1 {
-		opts = append(opts, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", args[0])})
-	}
-	if f.labelSelector != "" {
-		sel, err := metav1.ParseToLabelSelector(f.labelSelector)
-		if err != nil {
-			return fmt.Errorf("unable to parse label selector: %w", err)
-		}
-		s, err := metav1.LabelSelectorAsSelector(sel)
-		if err != nil {
-			return err
-		}
-		opts = append(opts, client.MatchingLabelsSelector{Selector: s})
-	}
 	if f.watch {
-		return g.watchRuns(ctx, c, f, filter, opts)
+		return g.watchRows(ctx, c, v1alpha1.KCLRunKind, &v1alpha1.KCLRunList{}, runHeader(f.allNamespaces), f.noHeader, opts, func(obj client.Object) []string {
+			run, ok := obj.(*v1alpha1.KCLRun)
+			if !ok || !filter(run.Status.Conditions) {
+				return nil
+			}
+			return runRow(run, f.allNamespaces)
+		})
 	}
 	var list v1alpha1.KCLRunList
 	if err := c.List(ctx, &list, opts...); err != nil {
 		return describe(err, "listing KCLRuns")
 	}
-	where := fmt.Sprintf("%q namespace", g.namespace())
-	if f.allNamespaces {
-		where = "any namespace"
-	}
+	where := g.where(f)
 	if len(list.Items) == 0 {
 		if len(args) == 1 {
 			return fmt.Errorf("KCLRun %q not found in %s", args[0], where)
@@ -114,7 +95,7 @@ func (g *globals) get(f getFlags, args []string) error {
 	if f.output != "" {
 		return printObjects(g.streams.Out, f.output, list.Items)
 	}
-	var rows [][]string
+	var rows, held [][]string
 	var images []string
 	for i := range list.Items {
 		run := &list.Items[i]
@@ -123,6 +104,7 @@ func (g *globals) get(f getFlags, args []string) error {
 		}
 		rows = append(rows, runRow(run, f.allNamespaces))
 		images = append(images, imageLines(run, f.allNamespaces)...)
+		held = append(held, heldRows(run, f.allNamespaces)...)
 	}
 	var header []string
 	if !f.noHeader {
@@ -141,32 +123,87 @@ func (g *globals) get(f getFlags, args []string) error {
 		}
 		printTable(g.streams.Out, imgHeader, imgRows)
 	}
+	if len(held) > 0 {
+		fmt.Fprintln(g.streams.Out)
+		var heldHeader []string
+		if !f.noHeader {
+			heldHeader = []string{"KCLRUN", "IMAGE", "HELD BACK", "ROLLOUT", "STAGE"}
+		}
+		printTable(g.streams.Out, heldHeader, held)
+	}
 	return nil
 }
 
-// watchRuns prints the table once, then a row per change, as flux get --watch does, until
-// --timeout ends it (not an error) or the command is interrupted.
-func (g *globals) watchRuns(ctx context.Context, c client.WithWatch, f getFlags, filter func([]metav1.Condition) bool, opts []client.ListOption) error {
-	w, err := c.Watch(ctx, &v1alpha1.KCLRunList{}, opts...)
+// listing is what every get starts from: the --status-selector filter, the client, and the
+// list options (the namespace or -A, NAME and --label-selector).
+func (g *globals) listing(f getFlags, args []string) (func([]metav1.Condition) bool, client.WithWatch, []client.ListOption, error) {
+	filter, err := parseStatusSelector(f.statusSelector)
 	if err != nil {
-		return describe(err, "watching KCLRuns")
+		return nil, nil, nil, err
+	}
+	c, err := g.kubeClient()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	opts, err := g.listOptions(f, args)
+	return filter, c, opts, err
+}
+
+func (g *globals) listOptions(f getFlags, args []string) ([]client.ListOption, error) {
+	var opts []client.ListOption
+	if !f.allNamespaces {
+		opts = append(opts, client.InNamespace(g.namespace()))
+	}
+	if len(args) == 1 {
+		opts = append(opts, client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("metadata.name", args[0])})
+	}
+	if f.labelSelector != "" {
+		sel, err := metav1.ParseToLabelSelector(f.labelSelector)
+		if err != nil {
+			return nil, fmt.Errorf("unable to parse label selector: %w", err)
+		}
+		s, err := metav1.LabelSelectorAsSelector(sel)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, client.MatchingLabelsSelector{Selector: s})
+	}
+	return opts, nil
+}
+
+// where names what get listed, for "not found" and "no objects" messages.
+func (g *globals) where(f getFlags) string {
+	if f.allNamespaces {
+		return "any namespace"
+	}
+	return fmt.Sprintf("%q namespace", g.namespace())
+}
+
+// watchRows prints the table once, then a row per change, as flux get --watch does, until
+// --timeout ends it (not an error) or the command is interrupted. row returns nil for an
+// object the filters leave out.
+func (g *globals) watchRows(ctx context.Context, c client.WithWatch, kind string, list client.ObjectList, header []string, noHeader bool, opts []client.ListOption, row func(client.Object) []string) error {
+	w, err := c.Watch(ctx, list, opts...)
+	if err != nil {
+		return describe(err, "watching "+kind+"s")
 	}
 	defer w.Stop()
-	header := runHeader(f.allNamespaces)
-	if f.noHeader {
+	if noHeader {
 		header = nil
 	}
 	for ev := range w.ResultChan() {
 		switch ev.Type {
 		case watch.Error:
-			return describe(apierrors.FromObject(ev.Object), "watching KCLRuns")
+			return describe(apierrors.FromObject(ev.Object), "watching "+kind+"s")
 		case watch.Added, watch.Modified:
-			run, ok := ev.Object.(*v1alpha1.KCLRun)
-			if !ok || !filter(run.Status.Conditions) {
+			obj, ok := ev.Object.(client.Object)
+			if !ok {
 				continue
 			}
-			printTable(g.streams.Out, header, [][]string{runRow(run, f.allNamespaces)})
-			header = nil
+			if r := row(obj); r != nil {
+				printTable(g.streams.Out, header, [][]string{r})
+				header = nil
+			}
 		}
 	}
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
@@ -212,6 +249,27 @@ func imageLines(run *v1alpha1.KCLRun, allNamespaces bool) []string {
 		lines = append(lines, strings.Join([]string{name, moved, img.Policy, img.Location}, "\t"))
 	}
 	return lines
+}
+
+// heldRows are the images ImageRollouts hold the KCLRun back from: what it runs, the
+// rollout's target, the rollout and the KCLRun's stage ("-" when no stage selects it).
+func heldRows(run *v1alpha1.KCLRun, allNamespaces bool) [][]string {
+	name := run.Name
+	if allNamespaces {
+		name = run.Namespace + "/" + run.Name
+	}
+	var rows [][]string
+	for _, given := range run.Status.ImageRollouts {
+		if given.HeldBack == "" {
+			continue
+		}
+		stage := given.Stage
+		if stage == "" {
+			stage = "-"
+		}
+		rows = append(rows, []string{name, truncateHex(given.Image), truncateHex(given.HeldBack), given.Rollout, stage})
+	}
+	return rows
 }
 
 // imageTail is "to" without the repository "from" shares with it: nginx:1.7.8 → 1.7.9.
@@ -296,7 +354,12 @@ func describe(err error, doing string) error {
 	case apierrors.IsUnauthorized(err):
 		return fmt.Errorf("%s: the cluster did not accept the credentials: %s", doing, apiMessage(err))
 	case apimeta.IsNoMatchError(err):
-		return fmt.Errorf("%s: the cluster does not serve KCLRuns (is the CRD installed?)", doing)
+		kind := v1alpha1.KCLRunKind
+		var noKind *apimeta.NoKindMatchError
+		if errors.As(err, &noKind) {
+			kind = noKind.GroupKind.Kind
+		}
+		return fmt.Errorf("%s: the cluster does not serve %ss (is the CRD installed?)", doing, kind)
 	}
 	var status apierrors.APIStatus
 	if errors.As(err, &status) {

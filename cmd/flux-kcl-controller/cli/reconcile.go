@@ -8,7 +8,6 @@ import (
 
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/spf13/cobra"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -69,11 +68,11 @@ func (g *globals) reconcile(name string, withSource bool) error {
 	}
 	log.success("KCLRun annotated")
 	log.waiting("waiting for KCLRun reconciliation")
-	run, err = g.waitHandled(ctx, c, key, requested)
+	summary, err := g.waitHandled(ctx, c, suspendableKCLRuns, key, requested)
 	if err != nil {
 		return err
 	}
-	log.success("applied revision %s", run.Status.LastAppliedRevision)
+	log.success("%s", summary)
 	return nil
 }
 
@@ -122,24 +121,21 @@ func (g *globals) reconcileSource(ctx context.Context, c client.Client, run *v1a
 	return nil
 }
 
-// waitHandled polls the KCLRun until status.lastHandledReconcileAt is the request and the
-// Ready condition says how it ended.
-func (g *globals) waitHandled(ctx context.Context, c client.Client, key types.NamespacedName, requested string) (*v1alpha1.KCLRun, error) {
-	run := &v1alpha1.KCLRun{}
-	err := g.poll(ctx, "KCLRun "+key.String(), func(ctx context.Context) (bool, error) {
-		var err error
-		if run, err = getRun(ctx, c, key); err != nil {
+// waitHandled polls the object until the controller has handled the request (for a
+// KCLRun: status.lastHandledReconcileAt is the request and the Ready condition says how it
+// ended) and returns what to print.
+func (g *globals) waitHandled(ctx context.Context, c client.Client, kind suspendable, key types.NamespacedName, requested string) (string, error) {
+	var summary string
+	err := g.poll(ctx, kind.kind+" "+key.String(), func(ctx context.Context) (bool, error) {
+		obj, err := getNamed(ctx, c, kind.kind, key, kind.newObject())
+		if err != nil {
 			return false, err
 		}
-		if run.Status.LastHandledReconcileAt != requested {
-			return false, nil
-		}
-		return settled(run.Status.Conditions, run.Generation, run.Status.ObservedGeneration)
+		ok, s, err := kind.handled(obj, requested)
+		summary = s
+		return ok, err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return run, nil
+	return summary, err
 }
 
 // reconcileFailedError is a reconciliation the controller handled and that failed.
@@ -232,14 +228,11 @@ func requestReconcile(ctx context.Context, c client.Client, key types.Namespaced
 
 // getRun reads a KCLRun; not found is one clear sentence.
 func getRun(ctx context.Context, c client.Reader, key types.NamespacedName) (*v1alpha1.KCLRun, error) {
-	run := &v1alpha1.KCLRun{}
-	if err := c.Get(ctx, key, run); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, fmt.Errorf("KCLRun %q not found in %q namespace", key.Name, key.Namespace)
-		}
-		return nil, describe(err, "reading KCLRun "+key.String())
+	obj, err := getNamed(ctx, c, v1alpha1.KCLRunKind, key, &v1alpha1.KCLRun{})
+	if err != nil {
+		return nil, err
 	}
-	return run, nil
+	return obj.(*v1alpha1.KCLRun), nil
 }
 
 // defaultSourceVersion is the API version of a source kind that names none: Flux's

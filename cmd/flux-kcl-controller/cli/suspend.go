@@ -9,64 +9,129 @@ import (
 
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 )
 
+// suspendable is a kind with spec.suspend, as suspend and resume handle it: KCLRuns and
+// ImageRollouts share one patch and one wait.
+type suspendable struct {
+	kind    string
+	use     string
+	aliases []string
+	example string
+	// newObject and newList are empty objects of the kind.
+	newObject  func() client.Object
+	newList    func() client.ObjectList
+	items      func(client.ObjectList) []client.Object
+	setSuspend func(obj client.Object, suspend bool)
+	// handled reports whether the controller has handled the reconcile request, and what
+	// to print then (the applied revision, the rollout's state).
+	handled  func(obj client.Object, requested string) (bool, string, error)
+	complete func(g *globals) cobra.CompletionFunc
+}
+
+var suspendableKCLRuns = suspendable{
+	kind:       v1alpha1.KCLRunKind,
+	use:        "kclrun",
+	aliases:    []string{"kclruns", "kr"},
+	example:    "kclrun web -n demo",
+	newObject:  func() client.Object { return &v1alpha1.KCLRun{} },
+	newList:    func() client.ObjectList { return &v1alpha1.KCLRunList{} },
+	setSuspend: func(obj client.Object, suspend bool) { obj.(*v1alpha1.KCLRun).Spec.Suspend = suspend },
+	handled: func(obj client.Object, requested string) (bool, string, error) {
+		run := obj.(*v1alpha1.KCLRun)
+		if run.Status.LastHandledReconcileAt != requested {
+			return false, "", nil
+		}
+		ok, err := settled(run.Status.Conditions, run.Generation, run.Status.ObservedGeneration)
+		return ok, "applied revision " + run.Status.LastAppliedRevision, err
+	},
+	complete: func(g *globals) cobra.CompletionFunc { return g.completeKCLRuns },
+}
+
+var suspendableImageRollouts = suspendable{
+	kind:       v1alpha1.ImageRolloutKind,
+	use:        "imagerollout",
+	aliases:    []string{"imagerollouts", "imgro"},
+	example:    "imagerollout web -n platform",
+	newObject:  func() client.Object { return &v1alpha1.ImageRollout{} },
+	newList:    func() client.ObjectList { return &v1alpha1.ImageRolloutList{} },
+	setSuspend: func(obj client.Object, suspend bool) { obj.(*v1alpha1.ImageRollout).Spec.Suspend = suspend },
+	// A rollout is handled once the watcher stepped it with the request: waiting for Ready
+	// would wait for every stage's bake and approval.
+	handled: func(obj client.Object, requested string) (bool, string, error) {
+		ro := obj.(*v1alpha1.ImageRollout)
+		if ro.Status.LastHandledReconcileAt != requested || ro.Status.ObservedGeneration < ro.Generation {
+			return false, "", nil
+		}
+		if s := findCondition(ro.Status.Conditions, meta.StalledCondition); s != nil && s.Status == "True" {
+			return false, "", &reconcileFailedError{msg: s.Message}
+		}
+		_, msg := readyStatus(ro.Status.Conditions)
+		return true, msg, nil
+	},
+	complete: func(g *globals) cobra.CompletionFunc { return g.completeImageRollouts },
+}
+
 func newSuspendCommand(g *globals) *cobra.Command {
-	suspend := &cobra.Command{Use: "suspend", Short: "Suspend the reconciliation of KCLRuns"}
+	suspend := &cobra.Command{Use: "suspend", Short: "Suspend the reconciliation of KCLRuns and ImageRollouts"}
 	var all bool
-	run := &cobra.Command{
-		Use:               "kclrun [NAME]...",
-		Aliases:           []string{"kclruns", "kr"},
-		Short:             "Suspend the reconciliation of KCLRuns",
-		Example:           "  flux-kcl-controller suspend kclrun web -n demo\n  flux-kcl-controller suspend kclrun --all -n demo",
-		ValidArgsFunction: g.completeKCLRuns,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, err := g.selectRuns(args, all)
-			if err != nil {
-				return err
-			}
-			return g.setSuspend(runs, true, false)
-		},
+	for _, kind := range []suspendable{suspendableKCLRuns, suspendableImageRollouts} {
+		suspend.AddCommand(&cobra.Command{
+			Use:               kind.use + " [NAME]...",
+			Aliases:           kind.aliases,
+			Short:             "Suspend " + kind.kind + "s",
+			Example:           fmt.Sprintf("  flux-kcl-controller suspend %s\n  flux-kcl-controller suspend %s --all -n demo", kind.example, kind.use),
+			ValidArgsFunction: kind.complete(g),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				objs, err := g.selectObjects(kind, args, all)
+				if err != nil {
+					return err
+				}
+				return g.setSuspend(kind, objs, true, false)
+			},
+		})
 	}
-	suspend.PersistentFlags().BoolVar(&all, "all", false, "suspend all KCLRuns in the namespace")
-	suspend.AddCommand(run)
+	suspend.PersistentFlags().BoolVar(&all, "all", false, "suspend all objects of the kind in the namespace")
 	return suspend
 }
 
 func newResumeCommand(g *globals) *cobra.Command {
-	resume := &cobra.Command{Use: "resume", Short: "Resume suspended KCLRuns"}
+	resume := &cobra.Command{Use: "resume", Short: "Resume suspended KCLRuns and ImageRollouts"}
 	var all, wait bool
-	run := &cobra.Command{
-		Use:     "kclrun [NAME]...",
-		Aliases: []string{"kclruns", "kr"},
-		Short:   "Resume suspended KCLRuns",
-		Long: `Resume KCLRuns and, for one name (or with --wait), wait until the controller has
-reconciled them, as flux resume does.`,
-		Example:           "  flux-kcl-controller resume kclrun web -n demo\n  flux-kcl-controller resume kclrun --all -n demo --wait",
-		ValidArgsFunction: g.completeKCLRuns,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			runs, err := g.selectRuns(args, all)
-			if err != nil {
-				return err
-			}
-			shouldWait := wait || (!cmd.Flags().Changed("wait") && len(args) == 1)
-			return g.setSuspend(runs, false, shouldWait)
-		},
+	for _, kind := range []suspendable{suspendableKCLRuns, suspendableImageRollouts} {
+		resume.AddCommand(&cobra.Command{
+			Use:     kind.use + " [NAME]...",
+			Aliases: kind.aliases,
+			Short:   "Resume suspended " + kind.kind + "s",
+			Long: fmt.Sprintf(`Resume %ss and, for one name (or with --wait), wait until the controller has
+handled them, as flux resume does.`, kind.kind),
+			Example:           fmt.Sprintf("  flux-kcl-controller resume %s\n  flux-kcl-controller resume %s --all -n demo --wait", kind.example, kind.use),
+			ValidArgsFunction: kind.complete(g),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				objs, err := g.selectObjects(kind, args, all)
+				if err != nil {
+					return err
+				}
+				shouldWait := wait || (!cmd.Flags().Changed("wait") && len(args) == 1)
+				return g.setSuspend(kind, objs, false, shouldWait)
+			},
+		})
 	}
-	resume.PersistentFlags().BoolVar(&all, "all", false, "resume all KCLRuns in the namespace")
-	resume.PersistentFlags().BoolVar(&wait, "wait", false, "wait for the KCLRuns to be reconciled (the default for one name)")
-	resume.AddCommand(run)
+	resume.PersistentFlags().BoolVar(&all, "all", false, "resume all objects of the kind in the namespace")
+	resume.PersistentFlags().BoolVar(&wait, "wait", false, "wait for the controller to handle them (the default for one name)")
 	return resume
 }
 
-// selectRuns reads the named KCLRuns, or all of the namespace with --all.
-func (g *globals) selectRuns(names []string, all bool) ([]v1alpha1.KCLRun, error) {
+// selectObjects reads the named objects, or all of the namespace with --all.
+func (g *globals) selectObjects(kind suspendable, names []string, all bool) ([]client.Object, error) {
 	if all == (len(names) > 0) {
-		return nil, errors.New("name the KCLRuns, or give --all")
+		return nil, fmt.Errorf("name the %ss, or give --all", kind.kind)
 	}
 	c, err := g.kubeClient()
 	if err != nil {
@@ -76,29 +141,37 @@ func (g *globals) selectRuns(names []string, all bool) ([]v1alpha1.KCLRun, error
 	defer cancel()
 	ns := g.namespace()
 	if all {
-		var list v1alpha1.KCLRunList
-		if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil {
-			return nil, describe(err, "listing KCLRuns")
+		list := kind.newList()
+		if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+			return nil, describe(err, "listing "+kind.kind+"s")
 		}
-		if len(list.Items) == 0 {
-			return nil, fmt.Errorf("no KCLRun objects found in %q namespace", ns)
-		}
-		return list.Items, nil
-	}
-	var runs []v1alpha1.KCLRun
-	for _, name := range names {
-		run, err := getRun(ctx, c, types.NamespacedName{Namespace: ns, Name: name})
+		items, err := apimeta.ExtractList(list)
 		if err != nil {
 			return nil, err
 		}
-		runs = append(runs, *run)
+		var objs []client.Object
+		for _, item := range items {
+			objs = append(objs, item.(client.Object))
+		}
+		if len(objs) == 0 {
+			return nil, fmt.Errorf("no %s objects found in %q namespace", kind.kind, ns)
+		}
+		return objs, nil
 	}
-	return runs, nil
+	var objs []client.Object
+	for _, name := range names {
+		obj, err := getNamed(ctx, c, kind.kind, types.NamespacedName{Namespace: ns, Name: name}, kind.newObject())
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, obj)
+	}
+	return objs, nil
 }
 
 // setSuspend patches spec.suspend. Resuming also requests a reconcile, so that waiting
 // ends when the controller has handled exactly this request.
-func (g *globals) setSuspend(runs []v1alpha1.KCLRun, suspend, wait bool) error {
+func (g *globals) setSuspend(kind suspendable, objs []client.Object, suspend, wait bool) error {
 	c, err := g.kubeClient()
 	if err != nil {
 		return err
@@ -111,43 +184,53 @@ func (g *globals) setSuspend(runs []v1alpha1.KCLRun, suspend, wait bool) error {
 		verb, done = "suspending", "suspended"
 	}
 	requested := map[string]string{}
-	for i := range runs {
-		run := &runs[i]
-		log.action("%s KCLRun %s in %s namespace", verb, run.Name, run.Namespace)
-		patch := client.MergeFrom(run.DeepCopy())
-		run.Spec.Suspend = suspend
+	for _, obj := range objs {
+		log.action("%s %s %s in %s namespace", verb, kind.kind, obj.GetName(), obj.GetNamespace())
+		patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
+		kind.setSuspend(obj, suspend)
 		if !suspend {
 			ts := time.Now().Format(time.RFC3339Nano)
-			annotations := run.GetAnnotations()
+			annotations := obj.GetAnnotations()
 			if annotations == nil {
 				annotations = map[string]string{}
 			}
 			annotations[meta.ReconcileRequestAnnotation] = ts
-			run.SetAnnotations(annotations)
-			requested[run.Name] = ts
+			obj.SetAnnotations(annotations)
+			requested[obj.GetName()] = ts
 		}
-		if err := c.Patch(ctx, run, patch); err != nil {
-			return describe(err, fmt.Sprintf("%s KCLRun %s/%s", verb, run.Namespace, run.Name))
+		if err := c.Patch(ctx, obj, patch); err != nil {
+			return describe(err, fmt.Sprintf("%s %s %s/%s", verb, kind.kind, obj.GetNamespace(), obj.GetName()))
 		}
-		log.success("KCLRun %s", done)
+		log.success("%s %s", kind.kind, done)
 	}
 	if !wait {
 		return nil
 	}
-	sort.Slice(runs, func(i, j int) bool { return runs[i].Name < runs[j].Name })
+	sort.Slice(objs, func(i, j int) bool { return objs[i].GetName() < objs[j].GetName() })
 	var failed []error
-	for _, run := range runs {
-		log.waiting("waiting for KCLRun reconciliation")
-		got, err := g.waitHandled(ctx, c, types.NamespacedName{Namespace: run.Namespace, Name: run.Name}, requested[run.Name])
+	for _, obj := range objs {
+		log.waiting("waiting for %s reconciliation", kind.kind)
+		summary, err := g.waitHandled(ctx, c, kind, client.ObjectKeyFromObject(obj), requested[obj.GetName()])
 		if err != nil {
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 				return err
 			}
-			failed = append(failed, fmt.Errorf("KCLRun %s %w", run.Name, err))
+			failed = append(failed, fmt.Errorf("%s %s %w", kind.kind, obj.GetName(), err))
 			continue
 		}
-		log.success("KCLRun %s reconciliation completed", run.Name)
-		log.success("applied revision %s", got.Status.LastAppliedRevision)
+		log.success("%s %s reconciliation completed", kind.kind, obj.GetName())
+		log.success("%s", summary)
 	}
 	return errors.Join(failed...)
+}
+
+// getNamed reads an object of the kind; not found is one clear sentence.
+func getNamed(ctx context.Context, c client.Reader, kind string, key types.NamespacedName, obj client.Object) (client.Object, error) {
+	if err := c.Get(ctx, key, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("%s %q not found in %q namespace", kind, key.Name, key.Namespace)
+		}
+		return nil, describe(err, "reading "+kind+" "+key.String())
+	}
+	return obj, nil
 }

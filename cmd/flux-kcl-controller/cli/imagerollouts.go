@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+)
+
+// newGetImageRolloutsCommand is `get imagerollouts`; it shares get's flags.
+func newGetImageRolloutsCommand(g *globals, f *getFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:     "imagerollouts [NAME]",
+		Aliases: []string{"imagerollout", "imgro"},
+		Short:   "Get ImageRollout statuses",
+		Long: `Print the ImageRollouts of a namespace (or all, -A) as flux get does: the target rolling
+out, the last good image, each stage's state (✔ passed, ► progressing with KCLRuns ready/total,
+◎ baking, ⏸ awaiting approval, ❄ frozen, ✗ failed, · pending), suspended, ready and message.`,
+		Example: `  flux-kcl-controller get imagerollouts -n platform
+  flux-kcl-controller get imagerollouts -A --status-selector ready!=true`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: g.completeImageRollouts,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return g.getImageRollouts(*f, args)
+		},
+	}
+}
+
+func (g *globals) getImageRollouts(f getFlags, args []string) error {
+	filter, c, opts, err := g.listing(f, args)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := g.context()
+	defer cancel()
+	row := func(obj client.Object) []string {
+		ro, ok := obj.(*v1alpha1.ImageRollout)
+		if !ok || !filter(ro.Status.Conditions) {
+			return nil
+		}
+		return rolloutRow(ro, f.allNamespaces)
+	}
+	if f.watch {
+		return g.watchRows(ctx, c, v1alpha1.ImageRolloutKind, &v1alpha1.ImageRolloutList{}, rolloutHeader(f.allNamespaces), f.noHeader, opts, row)
+	}
+	var list v1alpha1.ImageRolloutList
+	if err := c.List(ctx, &list, opts...); err != nil {
+		return describe(err, "listing ImageRollouts")
+	}
+	if len(list.Items) == 0 {
+		if len(args) == 1 {
+			return fmt.Errorf("ImageRollout %q not found in %s", args[0], g.where(f))
+		}
+		g.log().warning("no ImageRollout objects found in %s", g.where(f))
+		return nil
+	}
+	var rows [][]string
+	for i := range list.Items {
+		if r := row(&list.Items[i]); r != nil {
+			rows = append(rows, r)
+		}
+	}
+	var header []string
+	if !f.noHeader {
+		header = rolloutHeader(f.allNamespaces)
+	}
+	printTable(g.streams.Out, header, rows)
+	return nil
+}
+
+func rolloutHeader(allNamespaces bool) []string {
+	h := []string{"NAME", "TARGET", "LAST GOOD", "STAGES", "SUSPENDED", "READY", "AGE", "MESSAGE"}
+	if allNamespaces {
+		h = append([]string{"NAMESPACE"}, h...)
+	}
+	return h
+}
+
+// rolloutRow is one ImageRollout: images as status spells them (digests cut to 8), the
+// stages on one line.
+func rolloutRow(ro *v1alpha1.ImageRollout, allNamespaces bool) []string {
+	status, msg := readyStatus(ro.Status.Conditions)
+	suspended := "False"
+	if ro.Spec.Suspend {
+		suspended = "True"
+	}
+	row := []string{
+		ro.Name,
+		orDash(truncateHex(ro.Status.Target.String())),
+		orDash(truncateHex(ro.Status.LastGood.String())),
+		stageSummary(ro),
+		suspended, status, since(ro.CreationTimestamp), truncateHex(msg),
+	}
+	if allNamespaces {
+		row = append([]string{ro.Namespace}, row...)
+	}
+	return row
+}
+
+// stageMarks are the states as get imagerollouts prints them, after the stage's name.
+var stageMarks = map[string]string{
+	v1alpha1.StageSucceeded:        "✔",
+	v1alpha1.StageBaking:           "◎ baking",
+	v1alpha1.StageAwaitingApproval: "⏸ approval",
+	v1alpha1.StageFrozen:           "❄ frozen",
+	v1alpha1.StageFailed:           "✗",
+	v1alpha1.StagePending:          "·",
+}
+
+// stageSummary is "canary ✔ early ⏸ approval rest ·": the stages in order, a Progressing
+// stage with its KCLRuns ready/total (canary ► 1/3); spec order before the first status.
+func stageSummary(ro *v1alpha1.ImageRollout) string {
+	var parts []string
+	for _, spec := range ro.Spec.Stages {
+		s := ro.StageStatus(spec.Name)
+		switch {
+		case s == nil:
+			parts = append(parts, spec.Name+" ·")
+		case s.State == v1alpha1.StageProgressing:
+			parts = append(parts, fmt.Sprintf("%s ► %d/%d", s.Name, s.Ready, s.Total))
+		case stageMarks[s.State] != "":
+			parts = append(parts, s.Name+" "+stageMarks[s.State])
+		default:
+			parts = append(parts, s.Name+" "+s.State)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -167,6 +167,14 @@ func (w *rolloutWorld) createRollout(spec v1alpha1.ImageRolloutSpec) *v1alpha1.I
 		g.Expect(ro.Status.LastGood).NotTo(BeNil())
 		g.Expect(readyOf(ro)).To(HaveField("Reason", v1alpha1.UpToDateReason))
 	})
+	// Its followers are reconciled once to record what it gives them.
+	NewWithT(w.t).Eventually(func(g Gomega) {
+		var runs v1alpha1.KCLRunList
+		g.Expect(env.Client.List(context.Background(), &runs, client.InNamespace(w.ns))).To(Succeed())
+		for _, run := range runs.Items {
+			g.Expect(run.Status.ImageRollouts).To(ConsistOf(HaveField("Image", "ghcr.io/org/web:1.0.0")), run.Name)
+		}
+	}, 5*time.Minute, 200*time.Millisecond).Should(Succeed())
 	return ro
 }
 

@@ -170,7 +170,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		return s.fail(obj, err, delivered, "")
 	}
 	fp := fingerprint(obj, artifact, argsDigest, known)
-	if given.recorded(obj.Status.ImageRollouts) && s.isNoOp(ctx, obj, req, revision, fp) {
+	if given.sameImages(obj.Status.ImageRollouts) && s.isNoOp(ctx, obj, req, revision, fp) {
+		// A new target held back changes the status only (heldBack).
+		obj.Status.ImageRollouts = given.inOrder(obj.Status.ImagePolicies)
 		return Outcome{Result: ResultNoOp, revision: revision}
 	}
 	if obj.Generation != obj.Status.ObservedGeneration || revision != obj.Status.LastAppliedRevision {

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
 )
 
 type getFlags struct {
@@ -41,7 +42,8 @@ func newGetCommand(g *globals) *cobra.Command {
 		Aliases: []string{"kclrun", "kr"},
 		Short:   "Get KCLRun statuses",
 		Long: `Print the KCLRuns of a namespace (or all, -A) as flux get kustomizations does: name, applied
-revision, suspended, ready and message, then the images the ImagePolicies moved.`,
+revision, suspended, ready and message, then the images the ImagePolicies moved, then the
+objects found drifted (spec.driftDetection.mode: warn) and the JSON pointers that differ.`,
 		Example: `  flux-kcl-controller get kclruns -n demo
   flux-kcl-controller get kclruns -A --status-selector ready=false
   flux-kcl-controller get kclrun web -n demo -o yaml`,
@@ -95,7 +97,7 @@ func (g *globals) get(f getFlags, args []string) error {
 	if f.output != "" {
 		return printObjects(g.streams.Out, f.output, list.Items)
 	}
-	var rows, held [][]string
+	var rows, held, drifted [][]string
 	var images []string
 	for i := range list.Items {
 		run := &list.Items[i]
@@ -105,6 +107,7 @@ func (g *globals) get(f getFlags, args []string) error {
 		rows = append(rows, runRow(run, f.allNamespaces))
 		images = append(images, imageLines(run, f.allNamespaces)...)
 		held = append(held, heldRows(run, f.allNamespaces)...)
+		drifted = append(drifted, driftRows(run, f.allNamespaces)...)
 	}
 	var header []string
 	if !f.noHeader {
@@ -131,7 +134,32 @@ func (g *globals) get(f getFlags, args []string) error {
 		}
 		printTable(g.streams.Out, heldHeader, held)
 	}
+	if len(drifted) > 0 {
+		fmt.Fprintln(g.streams.Out)
+		var driftHeader []string
+		if !f.noHeader {
+			driftHeader = []string{"KCLRUN", "DRIFTED", "PATHS"}
+		}
+		printTable(g.streams.Out, driftHeader, drifted)
+	}
 	return nil
+}
+
+// driftRows are the objects found drifted: the KCLRun, Kind/namespace/name, the pointers.
+func driftRows(run *v1alpha1.KCLRun, allNamespaces bool) [][]string {
+	name := run.Name
+	if allNamespaces {
+		name = run.Namespace + "/" + run.Name
+	}
+	var rows [][]string
+	for _, d := range run.Status.Drift {
+		what := strings.Join(d.Paths, " ")
+		if d.Deleted {
+			what = "(deleted)"
+		}
+		rows = append(rows, []string{name, inventory.Subject(d.ID), what})
+	}
+	return rows
 }
 
 // listing is what every get starts from: the --status-selector filter, the client, and the

@@ -177,6 +177,7 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		Namespace:            obj.Namespace,
 		Policies:             known,
 		NoCrossNamespaceRefs: s.cfg.NoCrossNamespaceRefs,
+		Settings:             settingsOf(obj),
 	}, lookup)
 	if err != nil {
 		var re *workerclient.ResolveError
@@ -286,4 +287,12 @@ func rpcError(worker string, err error) error {
 		return &specError{msg: fmt.Sprintf("%s refused the request: %s", worker, st.Message())}
 	}
 	return fmt.Errorf("%s call failed: %w", worker, err)
+}
+
+// settingsOf is spec.config.settings, whose entry files hold markers too.
+func settingsOf(obj *v1alpha1.KCLRun) []string {
+	if obj.Spec.Config == nil {
+		return nil
+	}
+	return obj.Spec.Config.Settings
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/localbuild"
@@ -118,31 +119,45 @@ func (g *globals) buildExternal(ctx context.Context, cmd *cobra.Command, f *rend
 // render builds DIR, with the KCLRun's inputs when kclrun names one; it also returns the
 // Secret-sourced argument values, to mask.
 func (g *globals) render(ctx context.Context, cmd *cobra.Command, f *renderFlags, kclrun, dir string) ([]*unstructured.Unstructured, []string, error) {
-	opts := f.opts
-	opts.Dir = dir
-	opts.Namespace = g.namespace()
-	var run *v1alpha1.KCLRun
 	flags := cmd.Flags()
-	if kclrun != "" || flags.Changed("kubeconfig") || flags.Changed("context") {
-		c, err := g.kubeClient()
-		if err != nil {
+	if kclrun == "" && !flags.Changed("kubeconfig") && !flags.Changed("context") {
+		opts := f.opts
+		opts.Dir, opts.Namespace, opts.Config = dir, g.namespace(), f.merged(nil)
+		objects, err := localbuild.BuildObjects(ctx, opts, g.streams.Err)
+		return objects, nil, err
+	}
+	c, err := g.kubeClient()
+	if err != nil {
+		return nil, nil, err
+	}
+	var run *v1alpha1.KCLRun
+	if kclrun != "" {
+		if run, err = getRun(ctx, c, types.NamespacedName{Namespace: g.namespace(), Name: kclrun}); err != nil {
 			return nil, nil, err
 		}
-		opts.Cluster = c
-		if kclrun != "" {
-			if run, err = getRun(ctx, c, types.NamespacedName{Namespace: opts.Namespace, Name: kclrun}); err != nil {
-				return nil, nil, err
-			}
-			if opts.ReferencedArguments, _, err = arguments.Read(ctx, c, run); err != nil {
-				return nil, nil, describe(err, "reading the arguments of KCLRun "+opts.Namespace+"/"+kclrun)
-			}
-			if opts.RegistryCredentials, err = localbuild.ReadRegistryCredentials(ctx, c, run); err != nil {
-				return nil, nil, describe(err, "reading the registry secret of KCLRun "+opts.Namespace+"/"+kclrun)
-			}
-			mapper := c.RESTMapper()
-			opts.Prepare = func(objects []*unstructured.Unstructured) error {
-				return objectprep.Prepare(run, mapper, objects)
-			}
+	}
+	return g.renderFor(ctx, f, c, run, g.namespace(), dir)
+}
+
+// renderFor builds DIR against the cluster c, with run's config, arguments, registry
+// credentials and object preparation when run is not nil.
+func (g *globals) renderFor(ctx context.Context, f *renderFlags, c client.Client, run *v1alpha1.KCLRun, namespace, dir string) ([]*unstructured.Unstructured, []string, error) {
+	opts := f.opts
+	opts.Dir = dir
+	opts.Namespace = namespace
+	opts.Cluster = c
+	if run != nil {
+		key := run.Namespace + "/" + run.Name
+		var err error
+		if opts.ReferencedArguments, _, err = arguments.Read(ctx, c, run); err != nil {
+			return nil, nil, describe(err, "reading the arguments of KCLRun "+key)
+		}
+		if opts.RegistryCredentials, err = localbuild.ReadRegistryCredentials(ctx, c, run); err != nil {
+			return nil, nil, describe(err, "reading the registry secret of KCLRun "+key)
+		}
+		mapper := c.RESTMapper()
+		opts.Prepare = func(objects []*unstructured.Unstructured) error {
+			return objectprep.Prepare(run, mapper, objects)
 		}
 	}
 	opts.Config = f.merged(run)

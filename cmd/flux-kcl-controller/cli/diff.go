@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,8 +15,10 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/applyrules"
 	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
 )
@@ -23,9 +26,10 @@ import (
 func newDiffCommand(g *globals) *cobra.Command {
 	diff := &cobra.Command{Use: "diff", Short: "Diff a KCLRun's program against the cluster"}
 	var f renderFlags
+	var all diffAllFlags
 	var path string
 	run := &cobra.Command{
-		Use:     "kclrun NAME --path DIR",
+		Use:     "kclrun (NAME | --all --source KIND/NAME) --path DIR",
 		Aliases: []string{"kclruns", "kr"},
 		Short:   "Diff a local copy of a KCLRun's program against the cluster",
 		Long: `Compile DIR with the KCLRun's own config, arguments (ConfigMaps, Secrets) and the cluster's
@@ -33,9 +37,16 @@ ImagePolicies, server-side dry-run the objects against the cluster and print eac
 would be created or changed (Secret data masked) and those that would be pruned, as flux diff
 kustomization does.
 
+With --all --source KIND/NAME, DIR is a checkout of that source (a pull request's head, say):
+every KCLRun of the namespace (-n, or any namespace with -A) that uses the source, in -n, is
+compiled from DIR at its own spec.path. -o markdown writes one pull-request comment: a
+collapsed section per KCLRun, program errors with their file:line, cut with a note to stay
+within a comment's 65,536 characters.
+
 Exit status: 0 No differences were found. 1 Differences were found. >1 diff failed with an error.`,
-		Example:           "  flux-kcl-controller diff kclrun web -n demo --path ./program",
-		Args:              cobra.ExactArgs(1),
+		Example: `  flux-kcl-controller diff kclrun web -n demo --path ./program
+  flux-kcl-controller diff kclrun --all --source GitRepository/fleet -n flux-system -A --path . -o markdown`,
+		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: g.completeKCLRuns,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(f.opts.External) > 0 {
@@ -44,7 +55,16 @@ Exit status: 0 No differences were found. 1 Differences were found. >1 diff fail
 			if path == "" {
 				return &ExitError{Code: 2, Err: errors.New("--path is required: the local program folder")}
 			}
-			changed, err := g.diff(cmd, &f, args[0], path)
+			if err := all.check(args); err != nil {
+				return &ExitError{Code: 2, Err: err}
+			}
+			var changed bool
+			var err error
+			if all.all {
+				changed, err = g.diffAll(&f, all, path)
+			} else {
+				changed, err = g.diff(cmd, &f, args[0], path)
+			}
 			if err != nil {
 				return &ExitError{Code: 2, Err: err}
 			}
@@ -54,7 +74,8 @@ Exit status: 0 No differences were found. 1 Differences were found. >1 diff fail
 			return nil
 		},
 	}
-	run.Flags().StringVar(&path, "path", "", "the local folder of the KCLRun's program (its spec.path)")
+	run.Flags().StringVar(&path, "path", "", "the local folder of the KCLRun's program (its spec.path); with --all, the checkout of the source")
+	all.bind(run)
 	f.bind(run.Flags())
 	diff.AddCommand(run)
 	return diff
@@ -75,10 +96,15 @@ func (g *globals) diff(cmd *cobra.Command, f *renderFlags, name, dir string) (bo
 	if err != nil {
 		return false, err
 	}
+	return diffObjects(ctx, c, run, objects, sensitive, g.streams.Out)
+}
+
+// diffObjects dry-runs the rendered objects of run and writes what an apply and prune would
+// change; it reports whether anything would.
+func diffObjects(ctx context.Context, c client.Client, run *v1alpha1.KCLRun, objects []*unstructured.Unstructured, sensitive []string, out io.Writer) (bool, error) {
 	mgr := ssa.NewResourceManager(c, nil, applyrules.Owner)
 	opts := applyrules.Diff(run)
 	sort.Sort(ssa.SortableUnstructureds(objects))
-	out := g.streams.Out
 	changed := false
 	var errs []error
 	for _, obj := range objects {

@@ -99,10 +99,13 @@ func (p *Process) Run(ctx context.Context) error {
 	}
 	defer closeWorkers()
 
+	stopping := ctx
 	g, ctx := errgroup.WithContext(ctx)
 	for name, run := range services {
 		g.Go(func() error {
-			if err := run(ctx); err != nil {
+			// A service still starting when the process is told to stop (SIGTERM, a
+			// test's end) returns the cancellation: that is the stop asked for.
+			if err := run(ctx); err != nil && !(stopping.Err() != nil && errors.Is(err, context.Canceled)) {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 			return nil

@@ -382,9 +382,24 @@ func (r *rollouts) reconcileStale(ctx context.Context, ro *kclv1.ImageRollout, r
 			statusOnly = append(statusOnly, sr)
 		}
 	}
+	// Not while a stage is progressing: its KCLRuns' applies go first, and a
+	// stage that bakes, waits for approval or a freeze shows heldBack then.
+	if progressing(ro) {
+		return
+	}
 	for _, sr := range statusOnly {
 		publish(sr, sr.image)
 	}
+}
+
+// progressing reports whether the current stage was admitted and is not Ready yet.
+func progressing(ro *kclv1.ImageRollout) bool {
+	for _, st := range ro.Status.Stages {
+		if st.State != kclv1.StageSucceeded {
+			return st.State == kclv1.StageProgressing
+		}
+	}
+	return false
 }
 
 // record emits a Flux event on the rollout, the target in its metadata (as

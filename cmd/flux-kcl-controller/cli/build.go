@@ -15,9 +15,7 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/localbuild"
-	"github.com/kcl-lang/flux-kcl-controller/internal/arguments"
-	"github.com/kcl-lang/flux-kcl-controller/internal/objectprep"
-	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/rundiff"
 )
 
 // renderFlags are the build flags diff shares: spec.config's options and --image-policy.
@@ -83,7 +81,7 @@ metadata, owner labels). Secret-sourced argument values are masked in the output
 			if err != nil {
 				return err
 			}
-			maskObjects(objects, sensitive)
+			rundiff.Mask(objects, sensitive)
 			text, err := ssautils.ObjectsToYAML(objects)
 			if err != nil {
 				return err
@@ -147,67 +145,15 @@ func (g *globals) renderFor(ctx context.Context, f *renderFlags, c client.Client
 	opts.Namespace = namespace
 	opts.Cluster = c
 	if run != nil {
-		key := run.Namespace + "/" + run.Name
-		var err error
-		if opts.ReferencedArguments, _, err = arguments.Read(ctx, c, run); err != nil {
-			return nil, nil, describe(err, "reading the arguments of KCLRun "+key)
+		if err := rundiff.WithRun(ctx, c, run, &opts); err != nil {
+			return nil, nil, describe(err, "reading the inputs of KCLRun "+run.Namespace+"/"+run.Name)
 		}
-		if opts.RegistryCredentials, err = localbuild.ReadRegistryCredentials(ctx, c, run); err != nil {
-			return nil, nil, describe(err, "reading the registry secret of KCLRun "+key)
-		}
-		mapper := c.RESTMapper()
-		opts.Prepare = func(objects []*unstructured.Unstructured) error {
-			return objectprep.Prepare(run, mapper, objects)
-		}
+		opts.Namespace = namespace
 	}
 	opts.Config = f.merged(run)
 	objects, err := localbuild.BuildObjects(ctx, opts, g.streams.Err)
 	if err != nil {
 		return nil, nil, err
 	}
-	return objects, sensitiveValues(opts.ReferencedArguments), nil
-}
-
-func sensitiveValues(args []workerclient.Argument) []string {
-	var values []string
-	for _, a := range args {
-		if a.Sensitive && len(a.Value) >= minMaskedLength {
-			values = append(values, a.Value)
-		}
-	}
-	return values
-}
-
-// minMaskedLength spares very short values (a "1" would mask every digit).
-const minMaskedLength = 3
-
-// maskObjects replaces every Secret-sourced argument value in the objects' strings.
-func maskObjects(objects []*unstructured.Unstructured, values []string) {
-	if len(values) == 0 {
-		return
-	}
-	for _, o := range objects {
-		o.Object = maskValue(o.Object, values).(map[string]any)
-	}
-}
-
-func maskValue(v any, values []string) any {
-	switch v := v.(type) {
-	case string:
-		for _, s := range values {
-			v = strings.ReplaceAll(v, s, "***")
-		}
-		return v
-	case map[string]any:
-		for k, x := range v {
-			v[k] = maskValue(x, values)
-		}
-		return v
-	case []any:
-		for i, x := range v {
-			v[i] = maskValue(x, values)
-		}
-		return v
-	}
-	return v
+	return objects, rundiff.SensitiveValues(opts.ReferencedArguments), nil
 }

@@ -3,24 +3,15 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"sort"
-	"strings"
 
-	"github.com/fluxcd/cli-utils/pkg/object"
-	"github.com/fluxcd/pkg/ssa"
-	ssautils "github.com/fluxcd/pkg/ssa/utils"
-	"github.com/pmezard/go-difflib/difflib"
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/internal/applyrules"
-	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/rundiff"
 )
 
 func newDiffCommand(g *globals) *cobra.Command {
@@ -99,93 +90,12 @@ func (g *globals) diff(cmd *cobra.Command, f *renderFlags, name, dir string) (bo
 	return diffObjects(ctx, c, run, objects, sensitive, g.streams.Out)
 }
 
-// diffObjects dry-runs the rendered objects of run and writes what an apply and prune would
-// change; it reports whether anything would.
+// diffObjects dry-runs the rendered objects of run with `rundiff` (the web view's diff too)
+// and writes what an apply and prune would change; it reports whether anything would.
 func diffObjects(ctx context.Context, c client.Client, run *v1alpha1.KCLRun, objects []*unstructured.Unstructured, sensitive []string, out io.Writer) (bool, error) {
-	mgr := ssa.NewResourceManager(c, nil, applyrules.Owner)
-	opts := applyrules.Diff(run)
-	sort.Sort(ssa.SortableUnstructureds(objects))
-	changed := false
-	var errs []error
-	for _, obj := range objects {
-		entry, live, merged, err := mgr.Diff(ctx, obj, opts)
-		if err != nil {
-			errs = append(errs, describe(err, "dry-run of "+ssautils.FmtUnstructured(obj)))
-			continue
-		}
-		switch entry.Action {
-		case ssa.SkippedAction:
-			fmt.Fprintf(out, "► %s skipped\n", entry.Subject)
-		case ssa.CreatedAction:
-			fmt.Fprintf(out, "► %s created\n", entry.Subject)
-			changed = true
-		case ssa.ConfiguredAction:
-			fmt.Fprintf(out, "► %s drifted\n", entry.Subject)
-			if err := writeDiff(out, live, merged, sensitive); err != nil {
-				return changed, err
-			}
-			changed = true
-		}
-	}
-	if len(errs) > 0 {
-		return changed, errors.Join(errs...)
-	}
-	if run.Spec.Prune {
-		rendered, err := inventory.FromObjects(objects)
-		if err != nil {
-			return changed, err
-		}
-		stale, err := inventory.Stale(run.Status.Inventory, rendered)
-		if err != nil {
-			return changed, err
-		}
-		for _, o := range stale {
-			live, err := getObject(ctx, c, object.UnstructuredToObjMetadata(o), o.GroupVersionKind().Version)
-			if err != nil {
-				return changed, err
-			}
-			if live == nil || !applyrules.Prunable(run, live) {
-				continue
-			}
-			fmt.Fprintf(out, "► %s deleted\n", ssautils.FmtUnstructured(o))
-			changed = true
-		}
+	changed, err := rundiff.Diff(ctx, c, run, objects, sensitive, out)
+	if err != nil {
+		return changed, describe(err, "diffing KCLRun "+run.Namespace+"/"+run.Name)
 	}
 	return changed, nil
-}
-
-// writeDiff prints a unified diff of the live object and the dry-run result, without the
-// server's bookkeeping; Secret data comes masked from the manager.
-func writeDiff(w io.Writer, live, merged *unstructured.Unstructured, sensitive []string) error {
-	a, err := diffYAML(live, sensitive)
-	if err != nil {
-		return err
-	}
-	b, err := diffYAML(merged, sensitive)
-	if err != nil {
-		return err
-	}
-	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: difflib.SplitLines(a), B: difflib.SplitLines(b),
-		FromFile: "live", ToFile: "merged", Context: 3,
-	})
-	if err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, text)
-	return err
-}
-
-func diffYAML(u *unstructured.Unstructured, sensitive []string) (string, error) {
-	u = u.DeepCopy()
-	maskObjects([]*unstructured.Unstructured{u}, sensitive)
-	for _, f := range []string{"managedFields", "resourceVersion", "generation", "uid", "creationTimestamp"} {
-		unstructured.RemoveNestedField(u.Object, "metadata", f)
-	}
-	unstructured.RemoveNestedField(u.Object, "status")
-	data, err := yaml.Marshal(u.Object)
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSuffix(string(data), "\n") + "\n", nil
 }

@@ -2,6 +2,7 @@
 #   make demo   the quick start: real apiserver, source-controller, Git server (DEMO_EXIT=1 exits when done)
 #   make test   every test, on the real parts (kube-apiserver, etcd, NATS, artifact server)
 #   make build  bin/watcher bin/resolver bin/compiler bin/applier bin/flux-kcl-controller
+#               (also as bin/kubectl-kcl, bin/kubectl_complete-kcl, bin/flux-kcl: kubectl kcl, flux kcl)
 #   make kcl    bin/kcl, a `kcl run` look-alike over the project's KCL engine
 
 SHELL := /usr/bin/env bash
@@ -11,6 +12,8 @@ TOOLS := $(CACHE)/tools/bin
 MODULES := . api kcl test/install
 GO_PACKAGES := ./... $(patsubst %,./%/...,$(filter-out .,$(MODULES)))
 SERVICES := watcher resolver compiler applier
+# The CLI under the names kubectl and flux (RFC-0013) run plugins by: one program, hard links.
+PLUGIN_NAMES := kubectl-kcl kubectl_complete-kcl flux-kcl
 
 .PHONY: all setup build kcl test test-unit e2e demo proto generate lint vet fmt loadtest clean deploy images
 
@@ -24,7 +27,8 @@ build:
 	@start=$$SECONDS; \
 	  for s in $(SERVICES); do go build -o bin/$$s ./services/$$s/cmd/$$s || exit 1; done; \
 	  go build -o bin/flux-kcl-controller ./cmd/flux-kcl-controller || exit 1; \
-	  echo "built bin/{$(shell echo $(SERVICES) | tr ' ' ','),flux-kcl-controller} in $$((SECONDS - start))s"
+	  for p in $(PLUGIN_NAMES); do ln -f bin/flux-kcl-controller bin/$$p || exit 1; done; \
+	  echo "built bin/{$(shell echo $(SERVICES) | tr ' ' ','),flux-kcl-controller} and its plugin names bin/{$(shell echo $(PLUGIN_NAMES) | tr ' ' ',')} in $$((SECONDS - start))s"
 
 kcl:
 	@mkdir -p bin

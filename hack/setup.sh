@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs every prerequisite of `make test` and `make demo` on a fresh machine, idempotently:
-# Debian packages, the project's Go modules, the pinned Go tools, the real kube-apiserver and
-# etcd and source-controller (built from the Go module proxy, cached outside the checkout), the
-# Flux CRDs and the official KCL engine used as a test oracle. Each step that has work to do
-# prints one line with its duration (hack/step.sh); the tools' output goes to the log named in
-# the first line. With everything cached it prints nothing.
+# Debian packages (chromium for the web view's browser tests among them), the project's Go
+# modules, the pinned Go tools, the real kube-apiserver and etcd and source-controller (built
+# from the Go module proxy, cached outside the checkout), the Flux CRDs and the official KCL
+# engine used as a test oracle. Each step that has work to do prints one line with its
+# duration (hack/step.sh); the tools' output goes to the log named in the first line. With
+# everything cached it prints nothing.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$here/step.sh"
@@ -18,6 +19,8 @@ need_apt=()
 command -v protoc >/dev/null 2>&1 || need_apt+=(protobuf-compiler)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 command -v node >/dev/null 2>&1 || need_apt+=(nodejs npm)
+# The web view's tests drive a real browser (cmd/flux-kcl-controller/ui).
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi
   apt_install() {

@@ -65,6 +65,9 @@ const (
 	// DriftDetectedReason: objects in the cluster differ from what was last
 	// applied (the drift watcher's reconcile requests, and drift events).
 	DriftDetectedReason = "DriftDetected"
+	// DriftResolvedReason: in drift detection's warn mode, the objects that
+	// had drifted are back to what was last applied (undone by hand, say).
+	DriftResolvedReason = "DriftResolved"
 	// DependencyRefusedReason: the compiler's package-source policy refused a
 	// kcl.mod dependency (the message names the host and the flag).
 	DependencyRefusedReason = "DependencyRefused"
@@ -205,6 +208,48 @@ type KCLRunSpec struct {
 	// whose data become top-level arguments (option()) of the program.
 	// +optional
 	ArgumentsReferences []ArgumentReference `json:"argumentsReferences,omitempty"`
+
+	// DriftDetection says what happens when applied objects are changed by
+	// someone else, in a HelmRelease's words.
+	// +optional
+	DriftDetection *DriftDetection `json:"driftDetection,omitempty"`
+}
+
+// Drift detection modes of spec.driftDetection.mode, spelled as a HelmRelease's.
+const (
+	// DriftDetectionEnabled corrects drift at once (the default).
+	DriftDetectionEnabled = "enabled"
+	// DriftDetectionWarn reports drift in status.drift and a warning event, and corrects nothing.
+	DriftDetectionWarn = "warn"
+	// DriftDetectionDisabled neither watches nor corrects drift: objects are
+	// applied when the inputs change or a reconcile is requested.
+	DriftDetectionDisabled = "disabled"
+)
+
+// DriftDetection configures the drift watch of a KCLRun.
+type DriftDetection struct {
+	// Mode is enabled (drift is corrected at once, the default), warn (drift
+	// is reported in status.drift and a warning event, and not corrected) or
+	// disabled (drift is not looked for). spec.ignore applies in every mode.
+	// +kubebuilder:validation:Enum=enabled;warn;disabled
+	// +optional
+	Mode string `json:"mode,omitempty"`
+}
+
+// DriftedObject is an applied object that no longer is what was applied.
+type DriftedObject struct {
+	// ID is the object's identifier in the inventory's format
+	// "<namespace>_<name>_<group>_<kind>".
+	ID string `json:"id"`
+	// Version is the API version of the object.
+	Version string `json:"v"`
+	// Deleted is true when the object is gone.
+	// +optional
+	Deleted bool `json:"deleted,omitempty"`
+	// Paths are the JSON pointers (RFC 6901) of the fields that differ from
+	// what an apply would write; values are never recorded (Secrets stay masked).
+	// +optional
+	Paths []string `json:"paths,omitempty"`
 }
 
 // CrossNamespaceSourceReference names a Flux source, possibly in another namespace.
@@ -358,6 +403,11 @@ type KCLRunStatus struct {
 	// the target it holds back while the KCLRun's stage is not admitted.
 	// +optional
 	ImageRollouts []KCLRunRollout `json:"imageRollouts,omitempty"`
+
+	// Drift lists, in drift detection's warn mode, the objects that differ
+	// from what was last applied, as of the last check; empty when none do.
+	// +optional
+	Drift []DriftedObject `json:"drift,omitempty"`
 }
 
 // KCLRunRollout is what an ImageRollout gave a KCLRun for one policy.
@@ -515,6 +565,14 @@ func (in *KCLRun) GetTargetNamespace() string {
 
 // GetDependsOn returns the KCLRuns this one waits for.
 func (in *KCLRun) GetDependsOn() []meta.DependencyReference { return in.Spec.DependsOn }
+
+// GetDriftDetectionMode is spec.driftDetection.mode, enabled when unset.
+func (in *KCLRun) GetDriftDetectionMode() string {
+	if in.Spec.DriftDetection == nil || in.Spec.DriftDetection.Mode == "" {
+		return DriftDetectionEnabled
+	}
+	return in.Spec.DriftDetection.Mode
+}
 
 // SourceNamespace is the namespace of the referenced source.
 func (in *KCLRun) SourceNamespace() string {

@@ -10,6 +10,10 @@
 //	flux-kcl-controller build DIR                 render a program as a KCLRun would
 //	flux-kcl-controller diff kclrun NAME --path DIR
 //
+// Named kubectl-kcl (and kubectl_complete-kcl) it is a kubectl plugin, `kubectl kcl …`;
+// named flux-kcl, a Flux CLI plugin (RFC-0013), `flux kcl …`: the same verbs (`make build`
+// writes all three names).
+//
 // The operator verbs live in ./cli, the all-in-one process in ./allinone; main only wires
 // the commands.
 package main
@@ -32,16 +36,23 @@ import (
 )
 
 func main() {
-	if len(os.Args) < 2 || os.Args[1] != "all-in-one" {
+	// Started as kubectl-kcl, kubectl_complete-kcl or flux-kcl, it is a kubectl or flux plugin.
+	inv := cli.Invoked(os.Args)
+	if len(inv.Args) == 0 || inv.Args[0] != "all-in-one" {
 		// The operator verbs log nothing through controller-runtime; all-in-one sets its own.
 		ctrllog.SetLogger(logr.Discard())
 	}
 	streams := cli.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
-	root := cli.NewRootCommand(streams,
-		passThrough("all-in-one", "Run the watcher, applier, compiler and resolver in this process, with an embedded NATS server (JetStream) and in-process gRPC", runAllInOne),
-		passThrough("nats-config", "Print the nats-server authorization (users, permissions, tls) that gives the watcher and the applier only the subjects they need", runNATSConfig),
-	)
-	os.Exit(cli.Execute(root, os.Args[1:], os.Stderr))
+	var servers []*cobra.Command
+	if !inv.Plugin {
+		servers = append(servers,
+			passThrough("all-in-one", "Run the watcher, applier, compiler and resolver in this process, with an embedded NATS server (JetStream) and in-process gRPC", runAllInOne),
+			passThrough("nats-config", "Print the nats-server authorization (users, permissions, tls) that gives the watcher and the applier only the subjects they need", runNATSConfig),
+		)
+	}
+	root := cli.NewRootCommand(streams, servers...)
+	inv.Name(root)
+	os.Exit(cli.Execute(root, inv.Args, os.Stderr))
 }
 
 // passThrough is a command that parses its own flags (the services' flag sets).

@@ -6,7 +6,9 @@
 // commits a change (nginx 1.7.7 → 1.7.8, nginx-deployment → nginx-deployment-1, the image
 // now following the ImagePolicy demo/nginx) and prints them again, the old one pruned; then
 // writes the ImagePolicy's status.latestRef (nginx:1.7.9) as image-reflector-controller would,
-// and prints the Deployment following it with no commit.
+// and prints the Deployment following it with no commit. Last, it delivers the program to a
+// second namespace, demo-canary, puts an ImageRollout on the policy (imagerollout.yaml) and
+// elects nginx:1.8.0: demo-canary runs it first, demo once demo-canary has baked for 5s.
 //
 //	go run ./hack/demo              keeps running for you to play, until interrupted
 //	DEMO_EXIT=1 go run ./hack/demo  exits 0 once the last state is reached (CI)
@@ -220,6 +222,9 @@ func run(ctx context.Context, opts options) (err error) {
 		return err
 	}
 	if err := d.followPolicy(); err != nil {
+		return err
+	}
+	if err := d.rollOut(); err != nil {
 		return err
 	}
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	corev1 "k8s.io/api/core/v1"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/localbuild"
@@ -137,5 +138,30 @@ func TestProgramAndCommitRenderTheQuickStart(t *testing.T) {
 	var hold *localbuild.HoldError
 	if _, err := build(t, second, ""); !errors.As(err, &hold) {
 		t.Fatalf("second commit without the policy: got %v, want a hold", err)
+	}
+}
+
+// The rollout step applies a namespace labelled for the canary stage, a KCLRun there of the
+// demo's GitRepository, and an ImageRollout of demo/nginx: canary by namespace, then the rest.
+func TestRolloutManifests(t *testing.T) {
+	objects, err := decode(rolloutManifests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(objects) != 3 {
+		t.Fatalf("got %d objects, want a Namespace, a KCLRun and an ImageRollout", len(objects))
+	}
+	ns, ok := objects[0].(*corev1.Namespace)
+	if !ok || ns.Name != canaryNamespace || ns.Labels["rollout.example.com/stage"] != "canary" {
+		t.Errorf("first object: %+v", objects[0])
+	}
+	run, ok := objects[1].(*kclv1.KCLRun)
+	if !ok || run.Namespace != canaryNamespace || run.Spec.SourceRef.Name != name || run.Spec.SourceRef.Namespace != namespace {
+		t.Errorf("second object: %+v", objects[1])
+	}
+	ro, ok := objects[2].(*kclv1.ImageRollout)
+	if !ok || ro.Namespace != namespace || ro.Spec.ImagePolicyRef.Name != policyName || len(ro.Spec.Stages) != 2 ||
+		ro.Spec.Stages[0].NamespaceSelector == nil || ro.Spec.Stages[0].BakeDuration() != 5*time.Second || ro.Spec.Stages[1].HasSelector() {
+		t.Errorf("third object: %+v", objects[2])
 	}
 }

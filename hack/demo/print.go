@@ -118,6 +118,7 @@ func (d *demo) printPlayground(sc *sourcecontroller.Controller) {
   kubectl patch imagepolicy %[6]s -n %[2]s --subresource=status --type=merge \
     -p '{"status":{"latestRef":{"name":"nginx","tag":"1.7.10"}}}'
   flux-kcl-controller get kclruns -n %[2]s                 # the image it moved, below the table
+  flux-kcl-controller get imagerollouts -n %[2]s           # the ImageRollout stages it: demo-canary, then demo after 5s
 
   # or clone it anywhere: git clone %[4]s
   # artifacts are served by source-controller on %[7]s

@@ -15,14 +15,38 @@ import (
 // outside it can be read); pkgDir is slash-separated and relative to it. Marker files
 // are named relative to fsys's root.
 func ScanProgram(fsys fs.FS, pkgDir string) ([]Marker, error) {
+	return ScanEntries(fsys, pkgDir, nil)
+}
+
+// ScanEntries is ScanProgram plus the entry files settings list (slash-separated,
+// relative to fsys's root), wherever they lie in the artifact, with what they
+// import: a base/overlay layout's ../base/base.k holds markers too.
+func ScanEntries(fsys fs.FS, pkgDir string, files []string) ([]Marker, error) {
 	pkgDir = path.Clean(strings.TrimPrefix(pkgDir, "/"))
 	if pkgDir == "" {
 		pkgDir = "."
 	}
-	modRoot := findModRoot(fsys, pkgDir)
-	s := &programScan{fsys: fsys, modRoot: modRoot, done: map[string]bool{}}
+	s := &programScan{fsys: fsys, modRoot: findModRoot(fsys, pkgDir), done: map[string]bool{}}
 	if err := s.scanDir(pkgDir); err != nil {
 		return nil, err
+	}
+	for _, f := range files {
+		f = path.Clean(f)
+		if f == ".." || strings.HasPrefix(f, "../") || !fs.ValidPath(f) {
+			continue // outside the artifact: the engine refuses it
+		}
+		st, err := fs.Lstat(fsys, f)
+		switch {
+		case err != nil || st.Mode()&fs.ModeSymlink != 0:
+			continue // the compiler reports a missing entry; symlinks are never followed
+		case st.IsDir():
+			err = s.scanDir(f)
+		default:
+			err = s.scanFile(f)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	sort.SliceStable(s.markers, func(i, j int) bool {
 		if s.markers[i].File != s.markers[j].File {

@@ -140,3 +140,16 @@ func Equal(a, b *v1alpha1.ResourceInventory) bool {
 func sortEntries(inv *v1alpha1.ResourceInventory) {
 	sort.Slice(inv.Entries, func(i, j int) bool { return inv.Entries[i].ID < inv.Entries[j].ID })
 }
+
+// Subject spells an entry ID as Flux's events do, Kind/namespace/name (Kind/name when
+// cluster-scoped); an ID that does not parse is returned as it is.
+func Subject(id string) string {
+	m, err := object.ParseObjMetadata(id)
+	if err != nil {
+		return id
+	}
+	if m.Namespace == "" {
+		return m.GroupKind.Kind + "/" + m.Name
+	}
+	return m.GroupKind.Kind + "/" + m.Namespace + "/" + m.Name
+}

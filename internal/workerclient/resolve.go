@@ -27,6 +27,8 @@ type ResolveInput struct {
 	Namespace            string // of the KCLRun
 	Policies             []ImagePolicy
 	NoCrossNamespaceRefs bool
+	// Settings are spec.config.settings: the entry files they list are scanned too.
+	Settings []string
 }
 
 // Marker is a $imagepolicy marker found in the program.
@@ -97,6 +99,7 @@ func (c *Client) Resolve(ctx context.Context, in ResolveInput) (*Resolved, error
 		Program:              program(in.Artifact, in.Path),
 		Namespace:            in.Namespace,
 		NoCrossNamespaceRefs: in.NoCrossNamespaceRefs,
+		Settings:             in.Settings,
 	}
 	for _, p := range in.Policies {
 		policy := &resolverv1.ImagePolicy{Namespace: p.Namespace, Name: p.Name, Found: p.Found}

@@ -77,19 +77,32 @@ type resolution struct {
 // givenImages are what ImageRollouts gave a KCLRun, by policy "namespace/name".
 type givenImages map[string]v1alpha1.KCLRunRollout
 
-// recorded reports whether status.imageRollouts already says what the
-// rollouts give: if not, the reconcile is no no-op, so that the status (which
-// the watcher's gates read) catches up even when the image is unchanged.
-func (g givenImages) recorded(status []v1alpha1.KCLRunRollout) bool {
+// sameImages reports whether status.imageRollouts already shows the images
+// the rollouts give (heldBack aside): if not, the reconcile is no no-op, so
+// that the status, which the watcher's gates read, catches up even when the
+// applied image does not change.
+func (g givenImages) sameImages(status []v1alpha1.KCLRunRollout) bool {
 	if len(g) != len(status) {
 		return false
 	}
 	for _, r := range status {
-		if g[r.Policy] != r {
+		want, ok := g[r.Policy]
+		if !ok || want.Rollout != r.Rollout || want.Stage != r.Stage || want.Image != r.Image {
 			return false
 		}
 	}
 	return true
+}
+
+// inOrder lists what was given in the order of the policies.
+func (g givenImages) inOrder(policies []string) []v1alpha1.KCLRunRollout {
+	var out []v1alpha1.KCLRunRollout
+	for _, p := range policies {
+		if r, ok := g[p]; ok {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // knownPolicies reads the ImagePolicies the last attempt referenced.
@@ -164,6 +177,7 @@ func (s *Service) resolve(ctx context.Context, obj *v1alpha1.KCLRun, a *meta.Art
 		Namespace:            obj.Namespace,
 		Policies:             known,
 		NoCrossNamespaceRefs: s.cfg.NoCrossNamespaceRefs,
+		Settings:             settingsOf(obj),
 	}, lookup)
 	if err != nil {
 		var re *workerclient.ResolveError
@@ -273,4 +287,12 @@ func rpcError(worker string, err error) error {
 		return &specError{msg: fmt.Sprintf("%s refused the request: %s", worker, st.Message())}
 	}
 	return fmt.Errorf("%s call failed: %w", worker, err)
+}
+
+// settingsOf is spec.config.settings, whose entry files hold markers too.
+func settingsOf(obj *v1alpha1.KCLRun) []string {
+	if obj.Spec.Config == nil {
+		return nil
+	}
+	return obj.Spec.Config.Settings
 }

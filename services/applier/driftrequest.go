@@ -18,7 +18,8 @@ import (
 // Every replica sees the same change; the message id, built from the
 // object's uid and resourceVersion, lets JetStream keep one request. The drift
 // watcher sees the objects of every shard's KCLRuns: with --watch-label-selector
-// only an owner of this shard is asked for (its own shard's appliers ask for it).
+// only an owner of this shard is asked for (its own shard's appliers ask for it),
+// and never one whose spec.driftDetection.mode is disabled.
 func (s *Service) onDrift(owner types.NamespacedName, resource schema.GroupVersionResource, obj *metav1.PartialObjectMetadata, deleted bool) {
 	what := "edited"
 	if deleted {
@@ -36,17 +37,17 @@ func (s *Service) onDrift(owner types.NamespacedName, resource schema.GroupVersi
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if !s.selector.Empty() {
-			run := &v1alpha1.KCLRun{}
-			if err := s.client.Get(ctx, owner, run); err != nil {
-				if !apierrors.IsNotFound(err) {
-					s.log.Error(err, "reading the owner of a drifted object", "kclrun", owner.String())
-				}
-				return
+		// The watcher's informers are per kind, shared by KCLRuns of every
+		// shard and drift detection mode: the owner says whether it is ours to ask for.
+		run := &v1alpha1.KCLRun{}
+		if err := s.client.Get(ctx, owner, run); err != nil {
+			if !apierrors.IsNotFound(err) {
+				s.log.Error(err, "reading the owner of a drifted object", "kclrun", owner.String())
 			}
-			if !s.inShard(run) {
-				return
-			}
+			return
+		}
+		if !s.inShard(run) || !watchesDrift(run) {
+			return
 		}
 		if _, err := s.publisher.Publish(ctx, req, id); err != nil {
 			s.log.Error(err, "requesting a drift reconcile", "kclrun", owner.String())

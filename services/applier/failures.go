@@ -25,6 +25,7 @@ const (
 	failureTransient           failureKind = "transient"
 	failureAPIServerDown       failureKind = "apiserver unavailable"
 	failureInvalidExpression   failureKind = "invalid CEL expression"
+	failureInvalidDriftMode    failureKind = "invalid drift detection mode"
 	failureSourceAccessDenied  failureKind = "source access denied"
 	failureSourceNotReady      failureKind = "source not ready"
 	failureDependencyNotReady  failureKind = "dependency not ready"
@@ -90,6 +91,7 @@ var failureTable = map[failureKind]failureRule{
 	failureTransient:           {reason: v1alpha1.ReconciliationFailed, retry: retryBackoff},
 	failureAPIServerDown:       {reason: v1alpha1.ReconciliationFailed, retry: retryWhenBack},
 	failureInvalidExpression:   {reason: v1alpha1.InvalidCELExpressionReason, retry: retryOnChange},
+	failureInvalidDriftMode:    {reason: v1alpha1.InvalidRequestReason, retry: retryOnChange},
 	failureSourceAccessDenied:  {reason: v1alpha1.AccessDeniedReason, retry: retryOnChange},
 	failureSourceNotReady:      {reason: v1alpha1.ArtifactFailedReason, retry: retryDependency, event: eventNone},
 	failureDependencyNotReady:  {reason: v1alpha1.DependencyNotReadyReason, retry: retryDependency, event: eventNone},
@@ -149,6 +151,7 @@ func classify(err error) failureKind {
 	var (
 		canceled   *healthCheckCanceledError
 		invalidCEL *invalidExpressionError
+		driftMode  *driftModeError
 		denied     *accessDeniedError
 		notReady   *sourceNotReadyError
 		depWait    *dependencyNotReadyError
@@ -170,6 +173,8 @@ func classify(err error) failureKind {
 		return failureHealthCheckCanceled
 	case errors.As(err, &invalidCEL):
 		return failureInvalidExpression
+	case errors.As(err, &driftMode):
+		return failureInvalidDriftMode
 	case errors.As(err, &denied):
 		return failureSourceAccessDenied
 	case errors.As(err, &notReady):

@@ -62,6 +62,8 @@ func TestFailureTable(t *testing.T) {
 			want{failureArtifactRefused, v1alpha1.ArtifactFailedReason, ResultFailed, 0, eventWarning, false, ""}},
 		"artifact unavailable": {&artifactError{msg: "digest mismatch"},
 			want{failureArtifactUnavailable, v1alpha1.ArtifactFailedReason, ResultFailed, backoffRetry, eventWarning, false, ""}},
+		"unknown drift detection mode": {&driftModeError{"audit"},
+			want{failureInvalidDriftMode, v1alpha1.InvalidRequestReason, ResultStalled, 0, eventWarning, true, ""}},
 		"worker refused the request": {&specError{"bad path"},
 			want{failureRequestRefused, v1alpha1.InvalidRequestReason, ResultStalled, 0, eventWarning, true, ""}},
 		"cluster setup": {&clusterSetupError{errors.New("no kubeconfig")},
@@ -122,7 +124,7 @@ func TestFailureTable(t *testing.T) {
 
 // Every kind has a rule, and a deletion failure only sends its event.
 func TestFailureTableIsComplete(t *testing.T) {
-	kinds := []failureKind{failureTransient, failureAPIServerDown, failureInvalidExpression, failureSourceAccessDenied, failureSourceNotReady,
+	kinds := []failureKind{failureTransient, failureAPIServerDown, failureInvalidExpression, failureInvalidDriftMode, failureSourceAccessDenied, failureSourceNotReady,
 		failureDependencyNotReady, failureArgumentsNotFound, failureImagePolicyHeld, failureProgram, failureDependencyRefused,
 		failureArtifactRefused, failureArtifactUnavailable, failureRequestRefused, failureClusterSetup, failureApplyRefused,
 		failurePrune, failureHealthCheck, failureHealthCheckCanceled, failureDeletion}

@@ -42,37 +42,47 @@ func fingerprint(obj *v1alpha1.KCLRun, artifact *meta.Artifact, argsDigest strin
 // and nothing since asks for a full check (drift, a reconcile.fluxcd.io/requestedAt
 // not handled yet, or the interval when FullCheckOnInterval, without drift
 // detection, which then is the only thing that undoes edits, or for a remote
-// cluster). A no-op reconcile neither compiles nor writes.
+// cluster). A no-op reconcile neither compiles nor writes. With
+// spec.driftDetection.mode disabled neither drift nor the interval asks for a
+// full check.
 func (s *Service) isNoOp(ctx context.Context, obj *v1alpha1.KCLRun, req reconcilerequest.Request, revision, fp string) bool {
+	watched := watchesDrift(obj)
 	switch {
-	case req.Reason == reconcilerequest.ReasonDriftDetected:
+	case req.Reason == reconcilerequest.ReasonDriftDetected && watched:
 		return false
 	case reconcileRequested(obj):
 		// As `flux reconcile` asks: the drift watcher may have missed an
 		// edit (made while no applier ran), so dry-run and apply again.
 		return false
-	case req.Reason == reconcilerequest.ReasonIntervalElapsed && (s.cfg.FullCheckOnInterval || s.drift == nil || obj.Spec.KubeConfig != nil):
+	case req.Reason == reconcilerequest.ReasonIntervalElapsed && watched && (s.cfg.FullCheckOnInterval || s.drift == nil || obj.Spec.KubeConfig != nil):
 		// A remote cluster's watcher starts again only with an apply: after a
 		// restart, or while the remote cluster was unreachable, the interval
 		// is what notices its drift.
 		return false
+	}
+	if !s.inputsApplied(ctx, obj, revision, fp) {
+		return false
+	}
+	// After a restart the drift watcher knows nothing yet: show it the kinds
+	// this KCLRun applied so that edits to them are still caught.
+	if s.drift != nil && obj.Spec.KubeConfig == nil && watched {
+		if local, err := s.clusters.localCluster(); err == nil {
+			s.drift.Watch(local.resourcesOf(obj.Status.Inventory)...)
+		}
+	}
+	return true
+}
+
+// inputsApplied reports whether the last successful apply had exactly these inputs.
+func (s *Service) inputsApplied(ctx context.Context, obj *v1alpha1.KCLRun, revision, fp string) bool {
+	switch {
 	case !conditions.IsReady(obj) || obj.Status.ObservedGeneration != obj.Generation:
 		return false
 	case obj.Status.LastAppliedRevision != revision || obj.Status.Inventory == nil:
 		return false
 	}
 	stored, err := s.fingerprints.get(ctx, lease.Key(obj.Namespace, obj.Name))
-	if err != nil || stored != appliedRecord(fp, latestDigest(obj)) {
-		return false
-	}
-	// After a restart the drift watcher knows nothing yet: show it the kinds
-	// this KCLRun applied so that edits to them are still caught.
-	if s.drift != nil && obj.Spec.KubeConfig == nil {
-		if local, err := s.clusters.localCluster(); err == nil {
-			s.drift.Watch(local.resourcesOf(obj.Status.Inventory)...)
-		}
-	}
-	return true
+	return err == nil && stored == appliedRecord(fp, latestDigest(obj))
 }
 
 // appliedRecord is what the bucket keeps for a successful apply: the inputs'

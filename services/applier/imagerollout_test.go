@@ -31,8 +31,8 @@ import (
 var rolloutT0 = time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
 
 // rolloutWorld is one ImageRollout's world: a namespace holding the
-// ImagePolicy, the rollout, the program and the KCLRuns (each applying into a
-// target namespace of its own), a watcher running rollouts on a fake clock
+// ImagePolicy, the rollout and the program's source, tenant namespaces with
+// one KCLRun each (following the policy across namespaces), a watcher running rollouts on a fake clock
 // (sharded by a label on this world's KCLRuns, so the suite's other tests
 // see no watcher), and the record of every image applied and every rollout
 // status, in the apiserver's order.
@@ -44,6 +44,8 @@ type rolloutWorld struct {
 	policy *imagev1.ImagePolicy
 	// stages maps a KCLRun to the value of its stage label.
 	stages map[string]string
+	// tenants maps a KCLRun to its namespace: a tenant's own, as in a fleet.
+	tenants map[string]string
 
 	stopWatcher func()
 	mu          sync.Mutex
@@ -92,7 +94,7 @@ func newRolloutWorld(t testing.TB, stages map[string]string, mutate ...func(name
 	g := NewWithT(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	w := &rolloutWorld{t: t, ns: newNamespace(t), clock: clocktesting.NewFakeClock(rolloutT0), stages: stages}
+	w := &rolloutWorld{t: t, ns: newNamespace(t), clock: clocktesting.NewFakeClock(rolloutT0), stages: stages, tenants: map[string]string{}}
 	w.id = w.ns
 	var err error
 	w.policy, err = imagepolicy.Create(ctx, env.Client, w.ns, "web", webImage("1.0.0"))
@@ -100,13 +102,14 @@ func newRolloutWorld(t testing.TB, stages map[string]string, mutate ...func(name
 	w.record(ctx)
 	artifact := publishProgram(t, w.ns, "app", rolloutProgram(w.ns))
 	for name, stage := range stages {
-		target := newNamespace(t)
-		createKCLRun(t, w.ns, name, "app", func(k *v1alpha1.KCLRun) {
+		tenant := newNamespace(t)
+		w.tenants[name] = tenant
+		createKCLRun(t, tenant, name, "app", func(k *v1alpha1.KCLRun) {
 			k.Labels = map[string]string{"rollout-test": w.id}
 			if stage != "" {
 				k.Labels[stageLabel] = stage
 			}
-			k.Spec.TargetNamespace = target
+			k.Spec.SourceRef.Namespace = w.ns
 			k.Spec.CommonMetadata = &v1alpha1.CommonMetadata{Labels: map[string]string{"rollout-test": w.id}}
 			for _, m := range mutate {
 				m(name, k)
@@ -114,7 +117,7 @@ func newRolloutWorld(t testing.TB, stages map[string]string, mutate ...func(name
 		})
 	}
 	for name := range stages {
-		readyAt(t, w.ns, name, artifact.Revision)
+		readyAt(t, w.tenants[name], name, artifact.Revision)
 	}
 	w.startWatcher()
 	t.Cleanup(func() { w.stopWatcher() })
@@ -167,6 +170,15 @@ func (w *rolloutWorld) createRollout(spec v1alpha1.ImageRolloutSpec) *v1alpha1.I
 		g.Expect(ro.Status.LastGood).NotTo(BeNil())
 		g.Expect(readyOf(ro)).To(HaveField("Reason", v1alpha1.UpToDateReason))
 	})
+	// Its followers are reconciled once to record what it gives them.
+	NewWithT(w.t).Eventually(func(g Gomega) {
+		var runs v1alpha1.KCLRunList
+		g.Expect(env.Client.List(context.Background(), &runs, client.MatchingLabels{"rollout-test": w.id})).To(Succeed())
+		g.Expect(runs.Items).To(HaveLen(len(w.stages)))
+		for _, run := range runs.Items {
+			g.Expect(run.Status.ImageRollouts).To(ConsistOf(HaveField("Image", "ghcr.io/org/web:1.0.0")), run.Name)
+		}
+	}, 5*time.Minute, 200*time.Millisecond).Should(Succeed())
 	return ro
 }
 
@@ -218,11 +230,19 @@ func readyOf(ro *v1alpha1.ImageRollout) *metav1.Condition {
 	return nil
 }
 
+// kclRun reads a KCLRun of the world by name.
+func (w *rolloutWorld) kclRun(g Gomega, name string) *v1alpha1.KCLRun {
+	return getKCLRun(g, w.tenants[name], name)
+}
+
+// key is the KCLRun's "namespace/name", as the applier's tracker counts it.
+func (w *rolloutWorld) key(name string) string { return w.tenants[name] + "/" + name }
+
 // imageOf is the image of the KCLRun's ConfigMap as applied now.
 func (w *rolloutWorld) imageOf(g Gomega, name string) string {
-	run := getKCLRun(g, w.ns, name)
+	run := w.kclRun(g, name)
 	cm := &corev1.ConfigMap{}
-	g.Expect(env.Client.Get(context.Background(), types.NamespacedName{Namespace: run.Spec.TargetNamespace, Name: "web"}, cm)).To(Succeed())
+	g.Expect(env.Client.Get(context.Background(), types.NamespacedName{Namespace: run.GetTargetNamespace(), Name: "web"}, cm)).To(Succeed())
 	return cm.Data["image"]
 }
 
@@ -232,7 +252,7 @@ func (w *rolloutWorld) waitImages(tag string, names ...string) {
 	NewWithT(w.t).Eventually(func(g Gomega) {
 		for _, name := range names {
 			g.Expect(w.imageOf(g, name)).To(Equal("ghcr.io/org/web:"+tag), name)
-			g.Expect(readyCondition(getKCLRun(g, w.ns, name))).To(HaveField("Status", metav1.ConditionTrue), name)
+			g.Expect(readyCondition(w.kclRun(g, name))).To(HaveField("Status", metav1.ConditionTrue), name)
 		}
 	}, 2*time.Minute, 100*time.Millisecond).Should(Succeed())
 }
@@ -241,7 +261,7 @@ func (w *rolloutWorld) waitImages(tag string, names ...string) {
 func (w *rolloutWorld) keepImages(tag string, names ...string) {
 	w.t.Helper()
 	for _, name := range names {
-		waitQuiet(w.t, w.ns+"/"+name)
+		waitQuiet(w.t, w.key(name))
 	}
 	NewWithT(w.t).Consistently(func(g Gomega) {
 		for _, name := range names {
@@ -365,7 +385,7 @@ func TestImageRolloutStageOrder(t *testing.T) {
 	g.Expect(ro.Status.Target.String()).To(Equal(target))
 	g.Expect(ro.Status.LastGood.String()).To(Equal("ghcr.io/org/web:1.0.0"))
 	w.keepImages("1.0.0", "early-1", "rest-1", "rest-2")
-	run := getKCLRun(g, w.ns, "rest-1")
+	run := w.kclRun(g, "rest-1")
 	g.Expect(run.Status.ImageRollouts).To(ConsistOf(And(
 		HaveField("Rollout", w.ns+"/web"), HaveField("Stage", "rest"),
 		HaveField("Image", "ghcr.io/org/web:1.0.0"), HaveField("HeldBack", target))))
@@ -380,7 +400,7 @@ func TestImageRolloutStageOrder(t *testing.T) {
 	g.Expect(ro.StageStatus("early").Total).To(BeEquivalentTo(1))
 	g.Expect(ro.StageStatus("rest").Ready).To(BeEquivalentTo(2))
 	g.Eventually(func(g Gomega) {
-		g.Expect(getKCLRun(g, w.ns, "rest-1").Status.ImageRollouts).To(ConsistOf(And(HaveField("Image", target), HaveField("HeldBack", ""))))
+		g.Expect(w.kclRun(g, "rest-1").Status.ImageRollouts).To(ConsistOf(And(HaveField("Image", target), HaveField("HeldBack", ""))))
 	}, "1m").Should(Succeed())
 	w.checkStageOrder(target, []string{"canary", "early", "rest"})
 	w.expectEvents(v1alpha1.StageAdmittedReason, v1alpha1.StagePassedReason, v1alpha1.RolloutCompletedReason)

@@ -35,8 +35,10 @@ func TestImageRolloutBadInput(t *testing.T) {
 				HaveField("Message", ContainSubstring(message))))
 		}, "1m", "100ms").Should(Succeed())
 	}
-	create("second", "web", v1alpha1.RolloutStage{Name: "all"})
-	notReady("second", v1alpha1.ConflictingRolloutReason, "already rolled out by ImageRollout "+w.ns+"/web")
+	// Created in the same second as "web" (creation times have seconds), it
+	// is still the younger: ties go to the first name.
+	create("web-2", "web", v1alpha1.RolloutStage{Name: "all"})
+	notReady("web-2", v1alpha1.ConflictingRolloutReason, "already rolled out by ImageRollout "+w.ns+"/web")
 	create("nopolicy", "absent", v1alpha1.RolloutStage{Name: "all"})
 	notReady("nopolicy", v1alpha1.RolloutPolicyNotFoundReason, "absent: not found")
 

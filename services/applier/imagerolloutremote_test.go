@@ -53,7 +53,7 @@ func TestImageRolloutRemoteClusterStage(t *testing.T) {
 	w.elect("2.0.0")
 	w.waitImages("2.0.0", "canary-1")
 	w.waitStates("canary=Baking fleet=Pending")
-	waitQuiet(t, w.ns+"/fleet-1")
+	waitQuiet(t, w.key("fleet-1"))
 	g.Consistently(remoteImage, "1s", "100ms").Should(Equal("ghcr.io/org/web:1.0.0"))
 
 	w.clock.Step(5 * time.Minute)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	imagev1 "github.com/fluxcd/image-reflector-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/meta"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -105,4 +107,56 @@ func TestSettingsEntryOutsideTheArtifactIsRefused(t *testing.T) {
 	}
 	err = env.Client.Get(context.Background(), types.NamespacedName{Namespace: ns, Name: "leak"}, &corev1.ConfigMap{})
 	NewWithT(t).Expect(apierrors.IsNotFound(err)).To(BeTrue(), "the refused program applied a ConfigMap")
+}
+
+// A $imagepolicy marker in the sibling entry file follows its ImagePolicy as
+// one in spec.path does.
+func TestMarkerInASiblingEntryFileFollowsItsPolicy(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	policy := &imagev1.ImagePolicy{
+		ObjectMeta: objectMeta(ns, "web"),
+		Spec: imagev1.ImagePolicySpec{
+			ImageRepositoryRef: meta.NamespacedObjectReference{Name: "web"},
+			Policy:             imagev1.ImagePolicyChoice{SemVer: &imagev1.SemVerPolicy{Range: ">=1.0.0"}},
+		},
+	}
+	g.Expect(env.Client.Create(ctx, policy)).To(Succeed())
+	policy.Status.LatestRef = &imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: "2.0.0"}
+	g.Expect(env.Client.Status().Update(ctx, policy)).To(Succeed())
+
+	files := map[string]string{}
+	for k, v := range layoutFiles {
+		files[k] = v
+	}
+	files["base/base.k"] = `schema ConfigMap:
+    apiVersion: str = "v1"
+    kind: str = "ConfigMap"
+    metadata: {str:any}
+    data: {str:str} = {}
+
+_cm: ConfigMap {
+    metadata.name = "layout"
+    data.image = "ghcr.io/org/web:1.0.0"  # {"$imagepolicy": "web"}
+}
+items = [_cm]
+`
+	path := artifactserver.ArtifactPath("GitRepository", ns, "layout", "layout.tar.gz")
+	revision := fmt.Sprintf("main@sha1:%040d", revisionSeq.Add(1))
+	a, err := artifacts.PublishFiles(path, files, revision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	setArtifact(t, ns, "layout", a)
+	createKCLRun(t, ns, "dev", "layout", func(o *v1alpha1.KCLRun) {
+		o.Spec.Path = "./dev"
+		o.Spec.Config = &v1alpha1.ConfigSpec{Settings: []string{"kcl.yaml"}}
+	})
+	obj := readyAt(t, ns, "dev", revision)
+	g.Expect(obj.Status.ImagePolicies).To(Equal([]string{ns + "/web"}))
+	g.Expect(obj.Status.Images).To(ConsistOf(HaveField("Location", "base/base.k:9")))
+	cm := &corev1.ConfigMap{}
+	g.Expect(env.Client.Get(ctx, types.NamespacedName{Namespace: ns, Name: "layout"}, cm)).To(Succeed())
+	g.Expect(cm.Data).To(HaveKeyWithValue("image", "ghcr.io/org/web:2.0.0"))
 }

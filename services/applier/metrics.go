@@ -21,6 +21,8 @@ type metrics struct {
 	objects  *objectGauges
 	results  *prometheus.CounterVec
 	duration prometheus.Histogram
+	// drifted has a series only for a KCLRun in warn mode whose objects drifted.
+	drifted *prometheus.GaugeVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -28,7 +30,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		objects: newObjectGauges(),
 		results: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "fkc_applier_reconciles_total",
-			Help: "KCLRun reconciles by result (applied, noop, failed, stalled, waiting, suspended, deleted, gone).",
+			Help: "KCLRun reconciles by result (applied, noop, drift-checked, failed, stalled, waiting, suspended, deleted, gone).",
 		}, []string{"result"}),
 		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "fkc_applier_reconcile_duration_seconds",
@@ -36,7 +38,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Buckets: prometheus.ExponentialBuckets(0.01, 2.5, 12),
 		}),
 	}
-	for _, c := range []prometheus.Collector{m.objects, m.results, m.duration} {
+	m.drifted = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "fkc_applier_drifted_objects",
+		Help: "Objects of a KCLRun in spec.driftDetection.mode warn that differ from what was last applied, as of its last check.",
+	}, []string{"namespace", "name"})
+	for _, c := range []prometheus.Collector{m.objects, m.results, m.duration, m.drifted} {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("registering metrics: %w", err)
 		}
@@ -58,5 +64,17 @@ func (m *metrics) record(obj *v1alpha1.KCLRun, start time.Time) {
 
 func (m *metrics) result(result string) { m.results.WithLabelValues(result).Inc() }
 
+// drift sets the drifted objects of obj; none drops its series.
+func (m *metrics) drift(obj *v1alpha1.KCLRun, n int) {
+	if n == 0 {
+		m.drifted.DeleteLabelValues(obj.Namespace, obj.Name)
+		return
+	}
+	m.drifted.WithLabelValues(obj.Namespace, obj.Name).Set(float64(n))
+}
+
 // forget drops the series of a deleted KCLRun.
-func (m *metrics) forget(key types.NamespacedName) { m.objects.forget(key) }
+func (m *metrics) forget(key types.NamespacedName) {
+	m.objects.forget(key)
+	m.drifted.DeleteLabelValues(key.Namespace, key.Name)
+}

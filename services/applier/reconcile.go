@@ -40,6 +40,9 @@ const (
 	// ResultOtherShard: the KCLRun is outside --watch-label-selector; its own
 	// shard reconciles it.
 	ResultOtherShard = "other-shard"
+	// ResultDriftChecked: in drift detection's warn mode, the inputs already
+	// applied were dry-run against the cluster and the drift reported, not corrected.
+	ResultDriftChecked = "drift-checked"
 )
 
 // Outcome is how one reconcile ended and when to try again.
@@ -150,6 +153,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	if err := validateExpressions(obj); err != nil {
 		return s.fail(obj, err, delivered, "")
 	}
+	if err := validateDriftMode(obj); err != nil {
+		return s.fail(obj, err, delivered, "")
+	}
 	artifact, err := s.sourceArtifact(ctx, obj)
 	if err != nil {
 		return s.fail(obj, err, delivered, "")
@@ -170,7 +176,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		return s.fail(obj, err, delivered, "")
 	}
 	fp := fingerprint(obj, artifact, argsDigest, known)
-	if given.recorded(obj.Status.ImageRollouts) && s.isNoOp(ctx, obj, req, revision, fp) {
+	if given.sameImages(obj.Status.ImageRollouts) && s.isNoOp(ctx, obj, req, revision, fp) {
+		// A new target held back changes the status only (heldBack).
+		obj.Status.ImageRollouts = given.inOrder(obj.Status.ImagePolicies)
 		return Outcome{Result: ResultNoOp, revision: revision}
 	}
 	if obj.Generation != obj.Status.ObservedGeneration || revision != obj.Status.LastAppliedRevision {
@@ -204,6 +212,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		conditions.Delete(obj, v1alpha1.ImagesResolvedCondition)
 	}
 
+	// warn corrects nothing: the inputs last applied are dry-run, not applied again.
+	checkOnly := obj.GetDriftDetectionMode() == v1alpha1.DriftDetectionWarn && s.inputsApplied(ctx, obj, revision, fp)
+
 	objects, digest, err := s.compile(ctx, obj, artifact, args, resolved.substitutions)
 	if err != nil {
 		return s.fail(obj, err, delivered, revision)
@@ -222,6 +233,15 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	}
 	if err := objectprep.Normalize(obj, cluster.mapper, objects); err != nil {
 		return s.fail(obj, &clusterSetupError{err}, delivered, revision)
+	}
+	if checkOnly && digest == latestDigest(obj) {
+		drifted, err := s.findDrift(ctx, cluster, obj, objects)
+		if err != nil {
+			return s.fail(obj, &applyError{err}, delivered, revision)
+		}
+		s.recordDrift(obj, revision, drifted)
+		s.watchDrift(cluster, obj, obj.Status.Inventory)
+		return Outcome{Result: ResultDriftChecked, fingerprint: fp, revision: revision}
 	}
 	changes, err := s.apply(ctx, cluster, obj, objects)
 	if err != nil {
@@ -247,7 +267,8 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		}
 	}
 	obj.Status.Inventory = newInventory
-	s.watchDrift(cluster, newInventory)
+	s.recordDrift(obj, revision, nil)
+	s.watchDrift(cluster, obj, newInventory)
 
 	// Skipped objects (ssa: Ignore, reconcile: disabled) are the operator's:
 	// their health is not ours to wait for, as in kustomize-controller.

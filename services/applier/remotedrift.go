@@ -76,10 +76,11 @@ func (r *remoteDrift) watch(remote *remoteCluster, resources ...schema.GroupVers
 	w.watcher.Watch(resources...)
 }
 
-// watchDrift shows the drift watcher of the KCLRun's cluster the kinds of its inventory.
-func (s *Service) watchDrift(cl *cluster, inv *v1alpha1.ResourceInventory) {
+// watchDrift shows the drift watcher of the KCLRun's cluster the kinds of its inventory
+// (not with spec.driftDetection.mode disabled).
+func (s *Service) watchDrift(cl *cluster, obj *v1alpha1.KCLRun, inv *v1alpha1.ResourceInventory) {
 	switch {
-	case s.drift == nil:
+	case s.drift == nil || !watchesDrift(obj):
 	case cl.local:
 		s.drift.Watch(cl.resourcesOf(inv)...)
 	case cl.remote != nil:

@@ -18,7 +18,7 @@ func (e *substitutionError) Error() string { return e.msg }
 
 // applySubstitutions reads the files named by the substitutions (relative to the
 // artifact root) and returns their edited content keyed by their path relative to
-// the program directory, for kcl.Options.FileOverrides: the artifact cache on disk
+// the program directory (which may climb out of it, never out of the artifact), for kcl.Options.FileOverrides: the artifact cache on disk
 // is shared and stays untouched.
 func applySubstitutions(root, programPath string, subs []*programv1.Substitution) (map[string][]byte, error) {
 	if len(subs) == 0 {
@@ -34,12 +34,12 @@ func applySubstitutions(root, programPath string, subs []*programv1.Substitution
 	}
 	overrides := make(map[string][]byte, len(byFile))
 	for file, fileSubs := range byFile {
-		inProgram := file
-		if programPath != "." {
-			var ok bool
-			if inProgram, ok = strings.CutPrefix(file, programPath+"/"); !ok {
-				return nil, &substitutionError{fmt.Sprintf("substitution file %s is outside the program directory %s", file, programPath)}
-			}
+		// A file outside the program directory (an entry file a settings
+		// file lists from another folder of the artifact) is keyed by its
+		// path from there, "../base/base.k": the engine reads the artifact.
+		inProgram, err := filepath.Rel(filepath.FromSlash(programPath), filepath.FromSlash(file))
+		if err != nil {
+			return nil, &substitutionError{fmt.Sprintf("substitution file %s: %v", file, err)}
 		}
 		content, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(file)))
 		if err != nil {

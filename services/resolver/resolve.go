@@ -16,6 +16,7 @@ import (
 
 	fetch "github.com/kcl-lang/flux-kcl-controller/internal/artifact"
 	"github.com/kcl-lang/flux-kcl-controller/internal/imagepolicy"
+	"github.com/kcl-lang/flux-kcl-controller/kcl"
 	programv1 "github.com/kcl-lang/flux-kcl-controller/proto/program/v1"
 	resolverv1 "github.com/kcl-lang/flux-kcl-controller/proto/resolver/v1"
 )
@@ -42,7 +43,7 @@ func (s *Service) Resolve(ctx context.Context, req *resolverv1.ResolveRequest) (
 	}
 	log := s.log.WithValues("namespace", req.GetNamespace(), "revision", artifact.GetRevision(), "path", programPath)
 
-	prog, scanErr, err := s.scan(ctx, artifact, programPath)
+	prog, scanErr, err := s.scan(ctx, artifact, programPath, req.GetSettings())
 	if err != nil {
 		return nil, err
 	}
@@ -70,8 +71,8 @@ func (s *Service) Resolve(ctx context.Context, req *resolverv1.ResolveRequest) (
 
 // scan returns the program's markers, from the cache or the artifact. A non-nil
 // *resolverv1.Error is a failure to report in the response; error is an RPC failure.
-func (s *Service) scan(ctx context.Context, artifact *programv1.ArtifactRef, programPath string) (*scanned, *resolverv1.Error, error) {
-	key := artifact.GetDigest() + "\x00" + programPath
+func (s *Service) scan(ctx context.Context, artifact *programv1.ArtifactRef, programPath string, settings []string) (*scanned, *resolverv1.Error, error) {
+	key := artifact.GetDigest() + "\x00" + programPath + "\x00" + strings.Join(settings, "\x00")
 	if prog, ok := s.scans.get(key); ok {
 		return prog, nil, nil
 	}
@@ -95,7 +96,7 @@ func (s *Service) scan(ctx context.Context, artifact *programv1.ArtifactRef, pro
 			Message: fmt.Sprintf("path %q is not a directory in the artifact of revision %s", programPath, artifact.GetRevision())}, nil
 	}
 	fsys := os.DirFS(root)
-	markers, err := imagepolicy.ScanProgram(fsys, programPath)
+	markers, err := imagepolicy.ScanEntries(fsys, programPath, settingsEntries(root, programPath, settings))
 	if err != nil {
 		scanErr := &resolverv1.Error{Stage: resolverv1.Error_STAGE_SCAN, Message: err.Error()}
 		var me *imagepolicy.MarkerError
@@ -121,6 +122,43 @@ func (s *Service) scan(ctx context.Context, artifact *programv1.ArtifactRef, pro
 	}
 	s.scans.put(key, prog)
 	return prog, nil, nil
+}
+
+// settingsEntries are the entry files the settings list, relative to the
+// artifact root and slash-separated, as the compiler reads them: relative to
+// the program's folder, ${KCL_MOD} the nearest kcl.mod above it. A settings
+// file that cannot be read, or an entry outside the artifact, is the
+// compiler's to report.
+func settingsEntries(root, programPath string, settings []string) []string {
+	if len(settings) == 0 {
+		return nil
+	}
+	programDir := filepath.Join(root, filepath.FromSlash(programPath))
+	listed, _, err := kcl.SettingsEntries(root, programDir, settings)
+	if err != nil {
+		return nil
+	}
+	kclMod := programDir
+	for d := programDir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "kcl.mod")); err == nil {
+			kclMod = d
+			break
+		}
+		if d == root || filepath.Dir(d) == d {
+			break
+		}
+	}
+	var out []string
+	for _, f := range listed {
+		f = strings.ReplaceAll(f, "${KCL_MOD}", kclMod)
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(programDir, f)
+		}
+		if rel, err := filepath.Rel(root, f); err == nil {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	return out
 }
 
 // resolve turns markers and the caller's policies into the response.

@@ -56,6 +56,11 @@ func latestRefChanged(old, cur *imagev1.ImageRef) bool {
 func (s *Service) imagePolicyChanged(ctx context.Context, p *imagev1.ImagePolicy, change string) {
 	key := objectKey(p.Namespace, p.Name)
 	s.rollouts.policyChanged(ctx, key)
+	if change != "created" && change != "deleted" && s.rollouts.governs(ctx, key) {
+		// A new election of a rolled-out policy reaches the KCLRuns through
+		// the rollout's stages (its own requests), not all at once.
+		return
+	}
 	var runs kclv1.KCLRunList
 	if err := s.mgr.GetCache().List(ctx, &runs, client.MatchingFields{indexImagePolicies: key}); err != nil {
 		s.log.Error(err, "listing KCLRuns of ImagePolicy", "imagePolicy", key)

@@ -117,6 +117,19 @@ func (r *rollouts) policyChanged(ctx context.Context, policy string) {
 	}
 }
 
+// governs reports whether a started ImageRollout governs the policy.
+func (r *rollouts) governs(ctx context.Context, policy string) bool {
+	if r == nil {
+		return false
+	}
+	var list kclv1.ImageRolloutList
+	if err := r.s.mgr.GetCache().List(ctx, &list); err != nil {
+		return false
+	}
+	ro := rollout.Governing(list.Items, policy)
+	return ro != nil && ro.Status.LastGood != nil
+}
+
 // kclRunChanged steps the rollouts of the KCLRun's policies when what a
 // rollout reads of it changed.
 func (r *rollouts) kclRunChanged(ctx context.Context, old, run *kclv1.KCLRun) {
@@ -225,8 +238,8 @@ func (r *rollouts) step(ctx context.Context, key types.NamespacedName) (time.Dur
 // stagedRun is a member KCLRun with its stage and the image its last
 // attempt got from the rollout.
 type stagedRun struct {
-	run          *kclv1.KCLRun
-	stage, image string
+	run                    *kclv1.KCLRun
+	stage, image, heldBack string
 }
 
 // observe gathers the policy's election, a conflicting rollout and the
@@ -282,16 +295,17 @@ func (r *rollouts) observe(ctx context.Context, ro *kclv1.ImageRollout) (rollout
 			}
 			m.NamespaceLabels = labels
 		}
+		heldBack := ""
 		for _, given := range run.Status.ImageRollouts {
 			if given.Policy == ro.PolicyKey() {
-				m.Image = given.Image
+				m.Image, heldBack = given.Image, given.HeldBack
 			}
 		}
 		if c := apimeta.FindStatusCondition(run.Status.Conditions, meta.ReadyCondition); c != nil && run.Status.ObservedGeneration == run.Generation {
 			m.Ready, m.Message = c.Status, c.Message
 		}
 		obs.Members = append(obs.Members, m)
-		st := stagedRun{run: run, image: m.Image}
+		st := stagedRun{run: run, image: m.Image, heldBack: heldBack}
 		if stages != nil {
 			st.stage = stages.StageOf(m.Labels, m.NamespaceLabels)
 		}
@@ -331,20 +345,61 @@ func (r *rollouts) followers(ctx context.Context, policy string) ([]kclv1.KCLRun
 // the image the rollout now gives their stage: those of a stage just
 // admitted, rolled back or completed, and any a lost request left behind (a
 // watcher killed between its status write and its publishes). The message
-// id holds the rollout's resourceVersion: steps of one status publish once.
+// id names the image and the stage's admission, not the status: the many
+// steps of one admission (each KCLRun's verdict is one) publish once per
+// KCLRun, while a retried admission publishes again.
 func (r *rollouts) reconcileStale(ctx context.Context, ro *kclv1.ImageRollout, runs []stagedRun) {
 	if ro.Status.LastGood == nil {
 		return // bad input before the rollout ever started: it gives nothing
 	}
 	trigger := kclv1.ImageRolloutKind + "/" + ro.Namespace + "/" + ro.Name
-	for _, sr := range runs {
-		// Another shard's watcher publishes for its own KCLRuns.
-		if sr.image == rollout.ImageFor(ro, sr.stage).String() || !r.s.selector.Matches(labels.Set(sr.run.Labels)) {
-			continue
+	target := ro.Status.Target.String()
+	// KCLRuns whose image changes go first; those only shown a new target
+	// held back (a status write, no apply) after them.
+	var statusOnly []stagedRun
+	publish := func(sr stagedRun, img string) {
+		var admitted int64
+		if st := ro.StageStatus(sr.stage); st != nil && st.AdmittedAt != nil {
+			admitted = st.AdmittedAt.Unix()
 		}
 		r.s.enqueueFor(ctx, sr.run, reconcilerequest.ReasonImageRolloutChanged, trigger, nil,
-			fmt.Sprintf("%s/imagerollout/%s/%s", sr.run.UID, ro.UID, ro.ResourceVersion))
+			fmt.Sprintf("%s/imagerollout/%s/%s/%d/%s/%s", sr.run.UID, ro.UID, sr.stage, admitted, img, target))
 	}
+	for _, sr := range runs {
+		// Another shard's watcher publishes for its own KCLRuns.
+		if !r.s.selector.Matches(labels.Set(sr.run.Labels)) {
+			continue
+		}
+		img := rollout.ImageFor(ro, sr.stage).String()
+		heldBack := ""
+		if img != target {
+			heldBack = target
+		}
+		switch {
+		case sr.image != img:
+			publish(sr, img)
+		case sr.heldBack != heldBack:
+			statusOnly = append(statusOnly, sr)
+		}
+	}
+	// Not while a stage is progressing: its KCLRuns' applies go first, and a
+	// stage that bakes, waits for approval or a freeze shows heldBack then.
+	if progressing(ro) {
+		return
+	}
+	for _, sr := range statusOnly {
+		publish(sr, sr.image)
+	}
+}
+
+// progressing reports whether the current stage was admitted and is not Ready yet.
+func progressing(ro *kclv1.ImageRollout) bool {
+	for _, st := range ro.Status.Stages {
+		if st.State != kclv1.StageSucceeded {
+			return st.State == kclv1.StageProgressing
+		}
+	}
+	return false
 }
 
 // record emits a Flux event on the rollout, the target in its metadata (as

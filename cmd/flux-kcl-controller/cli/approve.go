@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runstatus"
 )
 
 func newApproveCommand(g *globals) *cobra.Command {
@@ -157,6 +158,6 @@ func (g *globals) whoAmI(ctx context.Context, c client.Client) (string, error) {
 
 // readyMessage is the Ready condition's message, for errors.
 func readyMessage(conds []metav1.Condition) string {
-	_, msg := readyStatus(conds)
+	_, msg := runstatus.ReadyCondition(conds)
 	return msg
 }

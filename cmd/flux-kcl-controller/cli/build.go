@@ -11,12 +11,11 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/localbuild"
-	"github.com/kcl-lang/flux-kcl-controller/internal/arguments"
-	"github.com/kcl-lang/flux-kcl-controller/internal/objectprep"
-	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/rundiff"
 )
 
 // renderFlags are the build flags diff shares: spec.config's options and --image-policy.
@@ -82,7 +81,7 @@ metadata, owner labels). Secret-sourced argument values are masked in the output
 			if err != nil {
 				return err
 			}
-			maskObjects(objects, sensitive)
+			rundiff.Mask(objects, sensitive)
 			text, err := ssautils.ObjectsToYAML(objects)
 			if err != nil {
 				return err
@@ -118,81 +117,43 @@ func (g *globals) buildExternal(ctx context.Context, cmd *cobra.Command, f *rend
 // render builds DIR, with the KCLRun's inputs when kclrun names one; it also returns the
 // Secret-sourced argument values, to mask.
 func (g *globals) render(ctx context.Context, cmd *cobra.Command, f *renderFlags, kclrun, dir string) ([]*unstructured.Unstructured, []string, error) {
-	opts := f.opts
-	opts.Dir = dir
-	opts.Namespace = g.namespace()
-	var run *v1alpha1.KCLRun
 	flags := cmd.Flags()
-	if kclrun != "" || flags.Changed("kubeconfig") || flags.Changed("context") {
-		c, err := g.kubeClient()
-		if err != nil {
+	if kclrun == "" && !flags.Changed("kubeconfig") && !flags.Changed("context") {
+		opts := f.opts
+		opts.Dir, opts.Namespace, opts.Config = dir, g.namespace(), f.merged(nil)
+		objects, err := localbuild.BuildObjects(ctx, opts, g.streams.Err)
+		return objects, nil, err
+	}
+	c, err := g.kubeClient()
+	if err != nil {
+		return nil, nil, err
+	}
+	var run *v1alpha1.KCLRun
+	if kclrun != "" {
+		if run, err = getRun(ctx, c, types.NamespacedName{Namespace: g.namespace(), Name: kclrun}); err != nil {
 			return nil, nil, err
 		}
-		opts.Cluster = c
-		if kclrun != "" {
-			if run, err = getRun(ctx, c, types.NamespacedName{Namespace: opts.Namespace, Name: kclrun}); err != nil {
-				return nil, nil, err
-			}
-			if opts.ReferencedArguments, _, err = arguments.Read(ctx, c, run); err != nil {
-				return nil, nil, describe(err, "reading the arguments of KCLRun "+opts.Namespace+"/"+kclrun)
-			}
-			if opts.RegistryCredentials, err = localbuild.ReadRegistryCredentials(ctx, c, run); err != nil {
-				return nil, nil, describe(err, "reading the registry secret of KCLRun "+opts.Namespace+"/"+kclrun)
-			}
-			mapper := c.RESTMapper()
-			opts.Prepare = func(objects []*unstructured.Unstructured) error {
-				return objectprep.Prepare(run, mapper, objects)
-			}
+	}
+	return g.renderFor(ctx, f, c, run, g.namespace(), dir)
+}
+
+// renderFor builds DIR against the cluster c, with run's config, arguments, registry
+// credentials and object preparation when run is not nil.
+func (g *globals) renderFor(ctx context.Context, f *renderFlags, c client.Client, run *v1alpha1.KCLRun, namespace, dir string) ([]*unstructured.Unstructured, []string, error) {
+	opts := f.opts
+	opts.Dir = dir
+	opts.Namespace = namespace
+	opts.Cluster = c
+	if run != nil {
+		if err := rundiff.WithRun(ctx, c, run, &opts); err != nil {
+			return nil, nil, describe(err, "reading the inputs of KCLRun "+run.Namespace+"/"+run.Name)
 		}
+		opts.Namespace = namespace
 	}
 	opts.Config = f.merged(run)
 	objects, err := localbuild.BuildObjects(ctx, opts, g.streams.Err)
 	if err != nil {
 		return nil, nil, err
 	}
-	return objects, sensitiveValues(opts.ReferencedArguments), nil
-}
-
-func sensitiveValues(args []workerclient.Argument) []string {
-	var values []string
-	for _, a := range args {
-		if a.Sensitive && len(a.Value) >= minMaskedLength {
-			values = append(values, a.Value)
-		}
-	}
-	return values
-}
-
-// minMaskedLength spares very short values (a "1" would mask every digit).
-const minMaskedLength = 3
-
-// maskObjects replaces every Secret-sourced argument value in the objects' strings.
-func maskObjects(objects []*unstructured.Unstructured, values []string) {
-	if len(values) == 0 {
-		return
-	}
-	for _, o := range objects {
-		o.Object = maskValue(o.Object, values).(map[string]any)
-	}
-}
-
-func maskValue(v any, values []string) any {
-	switch v := v.(type) {
-	case string:
-		for _, s := range values {
-			v = strings.ReplaceAll(v, s, "***")
-		}
-		return v
-	case map[string]any:
-		for k, x := range v {
-			v[k] = maskValue(x, values)
-		}
-		return v
-	case []any:
-		for i, x := range v {
-			v[i] = maskValue(x, values)
-		}
-		return v
-	}
-	return v
+	return objects, rundiff.SensitiveValues(opts.ReferencedArguments), nil
 }

@@ -1,7 +1,7 @@
 // Package cli is the operator's command line of flux-kcl-controller: the verbs the flux CLI
 // has for Kustomizations (get, reconcile, suspend, resume, events, tree, build, diff), for
-// KCLRuns, with the same flags and output shapes, and get, approve, suspend and resume for
-// ImageRollouts. It talks to the cluster with
+// KCLRuns, with the same flags and output shapes, get, approve, suspend and resume for
+// ImageRollouts, and the web view (ui, package ui). It talks to the cluster with
 // controller-runtime's client and the project's API types; cmd/flux-kcl-controller only
 // wires it.
 package cli
@@ -87,6 +87,7 @@ func NewRootCommand(streams Streams, extra ...*cobra.Command) *cobra.Command {
 		newBuildCommand(g),
 		newDiffCommand(g),
 		newApproveCommand(g),
+		newUICommand(g),
 	)
 	root.AddCommand(extra...)
 	return root

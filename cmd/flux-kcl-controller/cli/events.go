@@ -2,19 +2,14 @@ package cli
 
 import (
 	"fmt"
-	"regexp"
-	"sort"
 	"time"
 
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/duration"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runevents"
 )
 
 // now is the clock the ages are computed from; tests fix it.
@@ -50,24 +45,19 @@ func (g *globals) events(name string) error {
 	if _, err := getRun(ctx, c, key); err != nil {
 		return err
 	}
-	var list corev1.EventList
-	err = c.List(ctx, &list, client.InNamespace(key.Namespace), client.MatchingFieldsSelector{Selector: fields.AndSelectors(
-		fields.OneTermEqualSelector("involvedObject.kind", v1alpha1.KCLRunKind),
-		fields.OneTermEqualSelector("involvedObject.name", name),
-	)})
+	events, err := runevents.List(ctx, c, key)
 	if err != nil {
 		return describe(err, "listing the events of KCLRun "+key.String())
 	}
-	events := list.Items
-	sort.SliceStable(events, func(i, j int) bool { return lastSeen(events[i]).Before(lastSeen(events[j])) })
 	if len(events) == 0 {
 		g.log().warning("no events found for KCLRun %s", key)
 		return nil
 	}
+	t := now()
 	var moves [][]string
 	for _, e := range events {
 		if e.Reason == v1alpha1.ImageUpdatedReason {
-			moves = append(moves, []string{age(e), imageMove(e.Message)})
+			moves = append(moves, []string{runevents.Age(e, t), runevents.ImageMove(e.Message)})
 		}
 	}
 	if len(moves) > 0 {
@@ -76,48 +66,11 @@ func (g *globals) events(name string) error {
 	}
 	var rows [][]string
 	for _, e := range events {
-		rows = append(rows, []string{age(e), e.Type, e.Reason, e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name, oneLine(e.Message)})
+		rows = append(rows, []string{runevents.Age(e, t), e.Type, e.Reason, e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name, oneLine(e.Message)})
 	}
 	printTable(g.streams.Out, []string{"LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"}, rows)
 	return nil
 }
 
-// moveMessage is the applier's "from → to (policy ns/name, file:line)".
-var moveMessage = regexp.MustCompile(`^(\S+) → (\S+) \(policy ([^,]+), ([^)]+)\)$`)
-
-// imageMove shortens an ImageUpdated message to "nginx:1.7.8 → 1.7.9, policy demo/web at
-// main.k:12"; another message stays as it is.
-func imageMove(msg string) string {
-	m := moveMessage.FindStringSubmatch(msg)
-	if m == nil {
-		return msg
-	}
-	return fmt.Sprintf("%s → %s, policy %s at %s", m[1], imageTail(m[1], m[2]), m[3], m[4])
-}
-
-func lastSeen(e corev1.Event) time.Time {
-	switch {
-	case e.Series != nil && !e.Series.LastObservedTime.IsZero():
-		return e.Series.LastObservedTime.Time
-	case !e.LastTimestamp.IsZero():
-		return e.LastTimestamp.Time
-	case !e.EventTime.IsZero():
-		return e.EventTime.Time
-	}
-	return e.FirstTimestamp.Time
-}
-
-// age is kubectl's "LAST SEEN": 5m, or 5m (x3 over 1h).
-func age(e corev1.Event) string {
-	t := lastSeen(e)
-	if t.IsZero() {
-		return "<unknown>"
-	}
-	s := since(metav1.NewTime(t))
-	if e.Count > 1 && !e.FirstTimestamp.IsZero() {
-		s = fmt.Sprintf("%s (x%d over %s)", s, e.Count, since(e.FirstTimestamp))
-	}
-	return s
-}
-
-func since(t metav1.Time) string { return duration.HumanDuration(now().Sub(t.Time)) }
+// since is kubectl's age of t.
+func since(t metav1.Time) string { return runevents.Since(t.Time, now()) }

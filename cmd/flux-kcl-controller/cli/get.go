@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -19,6 +18,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runstatus"
+	"github.com/kcl-lang/flux-kcl-controller/internal/inventory"
 )
 
 type getFlags struct {
@@ -41,7 +42,8 @@ func newGetCommand(g *globals) *cobra.Command {
 		Aliases: []string{"kclrun", "kr"},
 		Short:   "Get KCLRun statuses",
 		Long: `Print the KCLRuns of a namespace (or all, -A) as flux get kustomizations does: name, applied
-revision, suspended, ready and message, then the images the ImagePolicies moved.`,
+revision, suspended, ready and message, then the images the ImagePolicies moved, then the
+objects found drifted (spec.driftDetection.mode: warn) and the JSON pointers that differ.`,
 		Example: `  flux-kcl-controller get kclruns -n demo
   flux-kcl-controller get kclruns -A --status-selector ready=false
   flux-kcl-controller get kclrun web -n demo -o yaml`,
@@ -95,7 +97,7 @@ func (g *globals) get(f getFlags, args []string) error {
 	if f.output != "" {
 		return printObjects(g.streams.Out, f.output, list.Items)
 	}
-	var rows, held [][]string
+	var rows, held, drifted [][]string
 	var images []string
 	for i := range list.Items {
 		run := &list.Items[i]
@@ -105,6 +107,7 @@ func (g *globals) get(f getFlags, args []string) error {
 		rows = append(rows, runRow(run, f.allNamespaces))
 		images = append(images, imageLines(run, f.allNamespaces)...)
 		held = append(held, heldRows(run, f.allNamespaces)...)
+		drifted = append(drifted, driftRows(run, f.allNamespaces)...)
 	}
 	var header []string
 	if !f.noHeader {
@@ -131,7 +134,32 @@ func (g *globals) get(f getFlags, args []string) error {
 		}
 		printTable(g.streams.Out, heldHeader, held)
 	}
+	if len(drifted) > 0 {
+		fmt.Fprintln(g.streams.Out)
+		var driftHeader []string
+		if !f.noHeader {
+			driftHeader = []string{"KCLRUN", "DRIFTED", "PATHS"}
+		}
+		printTable(g.streams.Out, driftHeader, drifted)
+	}
 	return nil
+}
+
+// driftRows are the objects found drifted: the KCLRun, Kind/namespace/name, the pointers.
+func driftRows(run *v1alpha1.KCLRun, allNamespaces bool) [][]string {
+	name := run.Name
+	if allNamespaces {
+		name = run.Namespace + "/" + run.Name
+	}
+	var rows [][]string
+	for _, d := range run.Status.Drift {
+		what := strings.Join(d.Paths, " ")
+		if d.Deleted {
+			what = "(deleted)"
+		}
+		rows = append(rows, []string{name, inventory.Subject(d.ID), what})
+	}
+	return rows
 }
 
 // listing is what every get starts from: the --status-selector filter, the client, and the
@@ -222,12 +250,12 @@ func runHeader(allNamespaces bool) []string {
 
 // runRow is flux's kustomization row: revision and message with hex digests cut to 8.
 func runRow(run *v1alpha1.KCLRun, allNamespaces bool) []string {
-	status, msg := readyStatus(run.Status.Conditions)
+	status, msg := runstatus.ReadyCondition(run.Status.Conditions)
 	suspended := "False"
 	if run.Spec.Suspend {
 		suspended = "True"
 	}
-	row := []string{run.Name, truncateHex(run.Status.LastAppliedRevision), suspended, status, truncateHex(msg)}
+	row := []string{run.Name, runstatus.TruncateHex(run.Status.LastAppliedRevision), suspended, status, runstatus.TruncateHex(msg)}
 	if allNamespaces {
 		row = append([]string{run.Namespace}, row...)
 	}
@@ -242,11 +270,7 @@ func imageLines(run *v1alpha1.KCLRun, allNamespaces bool) []string {
 	}
 	var lines []string
 	for _, img := range run.Status.Images {
-		moved := img.To
-		if img.From != img.To {
-			moved = img.From + " → " + imageTail(img.From, img.To)
-		}
-		lines = append(lines, strings.Join([]string{name, moved, img.Policy, img.Location}, "\t"))
+		lines = append(lines, strings.Join([]string{name, runstatus.ImageMove(img), img.Policy, img.Location}, "\t"))
 	}
 	return lines
 }
@@ -267,31 +291,9 @@ func heldRows(run *v1alpha1.KCLRun, allNamespaces bool) [][]string {
 		if stage == "" {
 			stage = "-"
 		}
-		rows = append(rows, []string{name, truncateHex(given.Image), truncateHex(given.HeldBack), given.Rollout, stage})
+		rows = append(rows, []string{name, runstatus.TruncateHex(given.Image), runstatus.TruncateHex(given.HeldBack), given.Rollout, stage})
 	}
 	return rows
-}
-
-// imageTail is "to" without the repository "from" shares with it: nginx:1.7.8 → 1.7.9.
-func imageTail(from, to string) string {
-	repo := func(s string) string {
-		if i := strings.LastIndexAny(s, ":@"); i > strings.LastIndex(s, "/") {
-			return s[:i]
-		}
-		return s
-	}
-	if r := repo(from); r != from && r == repo(to) {
-		return to[len(r)+1:]
-	}
-	return to
-}
-
-// readyStatus is the Ready condition's status and message, as flux prints them.
-func readyStatus(conds []metav1.Condition) (string, string) {
-	if c := apimeta.FindStatusCondition(conds, meta.ReadyCondition); c != nil {
-		return string(c.Status), c.Message
-	}
-	return string(metav1.ConditionFalse), "waiting to be reconciled"
 }
 
 // parseStatusSelector reads type=status or type!=status (case-insensitive), as flux does.

@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runstatus"
 )
 
 // newGetImageRolloutsCommand is `get imagerollouts`; it shares get's flags.
@@ -82,17 +83,17 @@ func rolloutHeader(allNamespaces bool) []string {
 // rolloutRow is one ImageRollout: images as status spells them (digests cut to 8), the
 // stages on one line.
 func rolloutRow(ro *v1alpha1.ImageRollout, allNamespaces bool) []string {
-	status, msg := readyStatus(ro.Status.Conditions)
+	status, msg := runstatus.ReadyCondition(ro.Status.Conditions)
 	suspended := "False"
 	if ro.Spec.Suspend {
 		suspended = "True"
 	}
 	row := []string{
 		ro.Name,
-		orDash(truncateHex(ro.Status.Target.String())),
-		orDash(truncateHex(ro.Status.LastGood.String())),
+		orDash(runstatus.TruncateHex(ro.Status.Target.String())),
+		orDash(runstatus.TruncateHex(ro.Status.LastGood.String())),
 		stageSummary(ro),
-		suspended, status, since(ro.CreationTimestamp), truncateHex(msg),
+		suspended, status, since(ro.CreationTimestamp), runstatus.TruncateHex(msg),
 	}
 	if allNamespaces {
 		row = append([]string{ro.Namespace}, row...)

@@ -10,12 +10,11 @@ import (
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runaction"
 )
 
 func newReconcileCommand(g *globals) *cobra.Command {
@@ -62,7 +61,7 @@ func (g *globals) reconcile(name string, withSource bool) error {
 		}
 	}
 	log.action("annotating KCLRun %s in %s namespace", name, key.Namespace)
-	requested, err := requestReconcile(ctx, c, key, v1alpha1.GroupVersion.WithKind(v1alpha1.KCLRunKind))
+	requested, err := runaction.RequestReconcile(ctx, c, key, runaction.KCLRunKind)
 	if err != nil {
 		return describe(err, "annotating KCLRun "+key.String())
 	}
@@ -79,26 +78,21 @@ func (g *globals) reconcile(name string, withSource bool) error {
 // reconcileSource annotates the KCLRun's source and waits until source-controller has
 // handled it, so that the KCLRun then reads the newest artifact.
 func (g *globals) reconcileSource(ctx context.Context, c client.Client, run *v1alpha1.KCLRun) error {
-	ref := run.Spec.SourceRef
-	apiVersion := ref.APIVersion
-	if apiVersion == "" {
-		apiVersion = defaultSourceVersion(ref.Kind)
-	}
-	gv, err := schema.ParseGroupVersion(apiVersion)
+	key, gvk, err := runaction.Source(run)
 	if err != nil {
-		return fmt.Errorf("source %s/%s: %w", ref.Kind, ref.Name, err)
+		return err
 	}
-	key := types.NamespacedName{Namespace: run.SourceNamespace(), Name: ref.Name}
+	ref := run.Spec.SourceRef
 	log := g.log()
 	log.action("annotating %s %s in %s namespace", ref.Kind, key.Name, key.Namespace)
-	requested, err := requestReconcile(ctx, c, key, gv.WithKind(ref.Kind))
+	requested, err := runaction.RequestReconcile(ctx, c, key, gvk)
 	if err != nil {
 		return describe(err, fmt.Sprintf("annotating %s %s", ref.Kind, key))
 	}
 	log.success("%s annotated", ref.Kind)
 	log.waiting("waiting for %s reconciliation", ref.Kind)
 	src := &unstructured.Unstructured{}
-	src.SetGroupVersionKind(gv.WithKind(ref.Kind))
+	src.SetGroupVersionKind(gvk)
 	err = g.poll(ctx, fmt.Sprintf("%s %s", ref.Kind, key), func(ctx context.Context) (bool, error) {
 		if err := c.Get(ctx, key, src); err != nil {
 			return false, describe(err, fmt.Sprintf("reading %s %s", ref.Kind, key))
@@ -204,28 +198,6 @@ func (g *globals) poll(ctx context.Context, what string, done func(context.Conte
 	}
 }
 
-// requestReconcile sets reconcile.fluxcd.io/requestedAt to now, as flux reconcile does,
-// and returns the value set.
-func requestReconcile(ctx context.Context, c client.Client, key types.NamespacedName, gvk schema.GroupVersionKind) (string, error) {
-	ts := time.Now().Format(time.RFC3339Nano)
-	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		obj := &metav1.PartialObjectMetadata{}
-		obj.SetGroupVersionKind(gvk)
-		if err := c.Get(ctx, key, obj); err != nil {
-			return err
-		}
-		patch := client.MergeFrom(obj.DeepCopy())
-		annotations := obj.GetAnnotations()
-		if annotations == nil {
-			annotations = map[string]string{}
-		}
-		annotations[meta.ReconcileRequestAnnotation] = ts
-		obj.SetAnnotations(annotations)
-		return c.Patch(ctx, obj, patch)
-	})
-	return ts, err
-}
-
 // getRun reads a KCLRun; not found is one clear sentence.
 func getRun(ctx context.Context, c client.Reader, key types.NamespacedName) (*v1alpha1.KCLRun, error) {
 	obj, err := getNamed(ctx, c, v1alpha1.KCLRunKind, key, &v1alpha1.KCLRun{})
@@ -234,10 +206,6 @@ func getRun(ctx context.Context, c client.Reader, key types.NamespacedName) (*v1
 	}
 	return obj.(*v1alpha1.KCLRun), nil
 }
-
-// defaultSourceVersion is the API version of a source kind that names none: Flux's
-// source kinds a KCLRun may reference are all served at v1.
-func defaultSourceVersion(string) string { return "source.toolkit.fluxcd.io/v1" }
 
 func unstructuredConditions(u *unstructured.Unstructured) ([]metav1.Condition, error) {
 	raw, found, err := unstructured.NestedSlice(u.Object, "status", "conditions")

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runstatus"
 )
 
 // suspendable is a kind with spec.suspend, as suspend and resume handle it: KCLRuns and
@@ -72,7 +73,7 @@ var suspendableImageRollouts = suspendable{
 		if s := findCondition(ro.Status.Conditions, meta.StalledCondition); s != nil && s.Status == "True" {
 			return false, "", &reconcileFailedError{msg: s.Message}
 		}
-		_, msg := readyStatus(ro.Status.Conditions)
+		_, msg := runstatus.ReadyCondition(ro.Status.Conditions)
 		return true, msg, nil
 	},
 	complete: func(g *globals) cobra.CompletionFunc { return g.completeImageRollouts },

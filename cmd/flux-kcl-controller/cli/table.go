@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 )
@@ -37,11 +36,4 @@ func printTable(w io.Writer, header []string, rows [][]string) {
 		}
 		fmt.Fprintln(w, b.String())
 	}
-}
-
-var hexRun = regexp.MustCompile(`[0-9a-f]{40,}`)
-
-// truncateHex cuts commit and digest hex to 8 characters, as flux get does.
-func truncateHex(s string) string {
-	return hexRun.ReplaceAllStringFunc(s, func(h string) string { return h[:8] })
 }

@@ -1,33 +1,10 @@
 package cli
 
 import (
-	"bytes"
-	"compress/gzip"
-	"context"
-	"encoding/base64"
-	"encoding/json"
-	"fmt"
-	"io"
-	"strings"
-
-	"github.com/fluxcd/cli-utils/pkg/object"
-	ssautils "github.com/fluxcd/pkg/ssa/utils"
 	"github.com/spf13/cobra"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-)
-
-// Flux kinds whose own inventory tree follows.
-var (
-	kustomizationKind = schema.GroupKind{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization"}
-	helmReleaseKind   = schema.GroupKind{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"}
-	kclRunKind        = schema.GroupKind{Group: v1alpha1.GroupVersion.Group, Kind: v1alpha1.KCLRunKind}
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/inventorytree"
 )
 
 func newTreeCommand(g *globals) *cobra.Command {
@@ -49,12 +26,6 @@ the Kustomizations, HelmReleases and KCLRuns among them are followed into their 
 	return tree
 }
 
-// node is one object of the tree.
-type node struct {
-	id       object.ObjMetadata
-	children []*node
-}
-
 func (g *globals) tree(name string) error {
 	c, err := g.kubeClient()
 	if err != nil {
@@ -67,179 +38,9 @@ func (g *globals) tree(name string) error {
 	if err != nil {
 		return err
 	}
-	root := &node{id: object.ObjMetadata{Namespace: run.Namespace, Name: run.Name, GroupKind: kclRunKind}}
-	seen := map[object.ObjMetadata]bool{root.id: true}
-	if err := addInventory(ctx, c, root, inventoryEntries(run.Status.Inventory), run.Spec.KubeConfig != nil, seen); err != nil {
-		return err
-	}
-	var b strings.Builder
-	b.WriteString(ssautils.FmtObjMetadata(root.id) + "\n")
-	printNodes(&b, root.children, "")
-	_, err = io.WriteString(g.streams.Out, b.String())
-	return err
-}
-
-type entry struct{ id, version string }
-
-func inventoryEntries(inv *v1alpha1.ResourceInventory) []entry {
-	if inv == nil {
-		return nil
-	}
-	out := make([]entry, 0, len(inv.Entries))
-	for _, e := range inv.Entries {
-		out = append(out, entry{id: e.ID, version: e.Version})
-	}
-	return out
-}
-
-// addInventory adds the entries under parent and follows the Flux objects among them,
-// unless the parent applies to another cluster (its objects are not here to read).
-func addInventory(ctx context.Context, c client.Client, parent *node, entries []entry, remote bool, seen map[object.ObjMetadata]bool) error {
-	for _, e := range entries {
-		id, err := object.ParseObjMetadata(e.id)
-		if err != nil {
-			return fmt.Errorf("inventory entry %q: %w", e.id, err)
-		}
-		n := &node{id: id}
-		parent.children = append(parent.children, n)
-		if remote || seen[id] {
-			continue
-		}
-		seen[id] = true
-		var children []entry
-		var childRemote bool
-		switch id.GroupKind {
-		case kustomizationKind, kclRunKind:
-			children, childRemote, err = fluxInventory(ctx, c, id, e.version)
-		case helmReleaseKind:
-			var objs []object.ObjMetadata
-			objs, err = helmReleaseObjects(ctx, c, id, e.version)
-			for _, o := range objs {
-				n.children = append(n.children, &node{id: o})
-			}
-		}
-		if err != nil {
-			return err
-		}
-		if err := addInventory(ctx, c, n, children, childRemote, seen); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// fluxInventory reads status.inventory of a Kustomization or KCLRun (the same shape).
-func fluxInventory(ctx context.Context, c client.Client, id object.ObjMetadata, version string) ([]entry, bool, error) {
-	u, err := getObject(ctx, c, id, version)
-	if err != nil || u == nil {
-		return nil, false, err
-	}
-	_, remote, _ := unstructured.NestedMap(u.Object, "spec", "kubeConfig")
-	raw, _, _ := unstructured.NestedSlice(u.Object, "status", "inventory", "entries")
-	var entries []entry
-	for _, r := range raw {
-		m, ok := r.(map[string]any)
-		if !ok {
-			continue
-		}
-		i, _ := m["id"].(string)
-		v, _ := m["v"].(string)
-		entries = append(entries, entry{id: i, version: v})
-	}
-	return entries, remote, nil
-}
-
-// helmReleaseObjects reads the manifest of a HelmRelease's latest release from Helm's
-// storage Secret, as flux tree does.
-func helmReleaseObjects(ctx context.Context, c client.Client, id object.ObjMetadata, version string) ([]object.ObjMetadata, error) {
-	hr, err := getObject(ctx, c, id, version)
-	if err != nil || hr == nil {
-		return nil, err
-	}
-	if _, remote, _ := unstructured.NestedMap(hr.Object, "spec", "kubeConfig"); remote {
-		return nil, nil
-	}
-	storageNS, _, _ := unstructured.NestedString(hr.Object, "status", "storageNamespace")
-	history, _, _ := unstructured.NestedSlice(hr.Object, "status", "history")
-	if storageNS == "" || len(history) == 0 {
-		return nil, nil
-	}
-	latest, _ := history[0].(map[string]any)
-	relName, _ := latest["name"].(string)
-	relVersion, _ := latest["version"].(int64)
-	relNS, _ := latest["namespace"].(string)
-	secret := &corev1.Secret{}
-	key := types.NamespacedName{Namespace: storageNS, Name: fmt.Sprintf("sh.helm.release.v1.%s.v%d", relName, relVersion)}
-	if err := c.Get(ctx, key, secret); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, describe(err, "reading the Helm storage of HelmRelease "+id.Namespace+"/"+id.Name)
-	}
-	manifest, err := decodeHelmRelease(secret.Data["release"])
+	root, err := inventorytree.Build(ctx, c, run)
 	if err != nil {
-		return nil, fmt.Errorf("decoding the Helm storage of HelmRelease %s/%s: %w", id.Namespace, id.Name, err)
+		return describe(err, "reading the inventory of KCLRun "+key.String())
 	}
-	objects, err := ssautils.ReadObjects(strings.NewReader(manifest))
-	if err != nil {
-		return nil, fmt.Errorf("reading the manifest of HelmRelease %s/%s: %w", id.Namespace, id.Name, err)
-	}
-	var out []object.ObjMetadata
-	for _, o := range objects {
-		ns := o.GetNamespace()
-		if ns == "" {
-			ns = relNS
-		}
-		out = append(out, object.ObjMetadata{Namespace: ns, Name: o.GetName(), GroupKind: o.GroupVersionKind().GroupKind()})
-	}
-	return out, nil
-}
-
-// decodeHelmRelease is Helm's storage encoding: base64 of gzipped JSON.
-func decodeHelmRelease(data []byte) (string, error) {
-	raw, err := base64.StdEncoding.DecodeString(string(data))
-	if err != nil {
-		return "", err
-	}
-	if bytes.HasPrefix(raw, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(bytes.NewReader(raw))
-		if err != nil {
-			return "", err
-		}
-		if raw, err = io.ReadAll(zr); err != nil {
-			return "", err
-		}
-	}
-	var release struct {
-		Manifest string `json:"manifest"`
-	}
-	if err := json.Unmarshal(raw, &release); err != nil {
-		return "", err
-	}
-	return release.Manifest, nil
-}
-
-// getObject reads an inventory object; one that is gone is nil, not an error.
-func getObject(ctx context.Context, c client.Client, id object.ObjMetadata, version string) (*unstructured.Unstructured, error) {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(id.GroupKind.WithVersion(version))
-	if err := c.Get(ctx, types.NamespacedName{Namespace: id.Namespace, Name: id.Name}, u); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
-		return nil, describe(err, fmt.Sprintf("reading %s %s/%s", id.GroupKind.Kind, id.Namespace, id.Name))
-	}
-	return u, nil
-}
-
-// printNodes draws the tree with flux's connectors.
-func printNodes(b *strings.Builder, nodes []*node, prefix string) {
-	for i, n := range nodes {
-		connector, next := "├── ", "│   "
-		if i == len(nodes)-1 {
-			connector, next = "└── ", "    "
-		}
-		b.WriteString(prefix + connector + ssautils.FmtObjMetadata(n.id) + "\n")
-		printNodes(b, n.children, prefix+next)
-	}
+	return inventorytree.Print(g.streams.Out, root)
 }

@@ -77,3 +77,28 @@ func TestBuildOfASiblingLayoutWithoutPathIsRefused(t *testing.T) {
 		t.Fatalf("got %v, want a PathRefused compile error naming ../base/base.k", err)
 	}
 }
+
+// A marker in the sibling entry file is followed as one in spec.path is: the
+// resolver scans the entries the settings list, the compiler edits the file.
+func TestBuildFollowsAMarkerInASiblingEntryFile(t *testing.T) {
+	dir := layoutArtifact(t)
+	write(t, dir, "base/base.k", "schema ConfigMap:\n    apiVersion: str = \"v1\"\n    kind: str = \"ConfigMap\"\n    metadata: {str:any}\n    data: {str:str} = {}\n\n"+
+		"_cm: ConfigMap {\n    metadata.name = \"layout\"\n    data.image = \"nginx:1.7.7\"  # {\"$imagepolicy\": \"flux-system:nginx\"}\n}\nitems = [_cm]\n")
+	policies := write(t, t.TempDir(), "policies.yaml", `apiVersion: image.toolkit.fluxcd.io/v1
+kind: ImagePolicy
+metadata: {name: nginx, namespace: flux-system}
+status:
+  latestRef: {name: nginx, tag: 1.7.9}
+`)
+	var out, log bytes.Buffer
+	cfg := &v1alpha1.ConfigSpec{Settings: []string{"kcl.yaml"}}
+	if err := Build(context.Background(), Options{Dir: dir, Path: "dev", Config: cfg, PolicyFiles: []string{policies}}, &out, &log); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "image: nginx:1.7.9") {
+		t.Fatalf("output\n%s\nwant the image nginx:1.7.9", out.String())
+	}
+	if !strings.Contains(log.String(), "base/base.k:9: nginx:1.7.7 → nginx:1.7.9 (policy flux-system/nginx)") {
+		t.Errorf("log: %s", log.String())
+	}
+}

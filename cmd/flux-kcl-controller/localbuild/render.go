@@ -104,6 +104,7 @@ func Render(ctx context.Context, opts RenderOptions) (*Rendered, error) {
 	}
 	resolved, err := workers.ResolveWithLookup(ctx, workerclient.ResolveInput{
 		Artifact: art, Path: path, Namespace: opts.Namespace, NoCrossNamespaceRefs: opts.NoCrossNamespaceRefs,
+		Settings: compileConfig(opts.Config).Settings,
 	}, lookup)
 	if err != nil {
 		var re *workerclient.ResolveError

@@ -215,8 +215,12 @@ type ResolveRequest struct {
 	// NoCrossNamespaceRefs holds markers that name a policy in another namespace
 	// (the --no-cross-namespace-refs lockdown).
 	NoCrossNamespaceRefs bool `protobuf:"varint,4,opt,name=no_cross_namespace_refs,json=noCrossNamespaceRefs,proto3" json:"no_cross_namespace_refs,omitempty"`
-	unknownFields        protoimpl.UnknownFields
-	sizeCache            protoimpl.SizeCache
+	// Settings are spec.config.settings (relative to program.path): the entry
+	// files they list are scanned too, wherever they lie in the artifact (a
+	// base/overlay layout's ../base/base.k).
+	Settings      []string `protobuf:"bytes,5,rep,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ResolveRequest) Reset() {
@@ -275,6 +279,13 @@ func (x *ResolveRequest) GetNoCrossNamespaceRefs() bool {
 		return x.NoCrossNamespaceRefs
 	}
 	return false
+}
+
+func (x *ResolveRequest) GetSettings() []string {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
 }
 
 // ImagePolicy is what the caller knows of one image.toolkit.fluxcd.io ImagePolicy.
@@ -815,12 +826,13 @@ var File_resolver_v1_resolver_proto protoreflect.FileDescriptor
 
 const file_resolver_v1_resolver_proto_rawDesc = "" +
 	"\n" +
-	"\x1aresolver/v1/resolver.proto\x12\x13fluxkcl.resolver.v1\x1a\x18program/v1/program.proto\"\xda\x01\n" +
+	"\x1aresolver/v1/resolver.proto\x12\x13fluxkcl.resolver.v1\x1a\x18program/v1/program.proto\"\xf6\x01\n" +
 	"\x0eResolveRequest\x125\n" +
 	"\aprogram\x18\x01 \x01(\v2\x1b.fluxkcl.program.v1.ProgramR\aprogram\x12\x1c\n" +
 	"\tnamespace\x18\x02 \x01(\tR\tnamespace\x12<\n" +
 	"\bpolicies\x18\x03 \x03(\v2 .fluxkcl.resolver.v1.ImagePolicyR\bpolicies\x125\n" +
-	"\x17no_cross_namespace_refs\x18\x04 \x01(\bR\x14noCrossNamespaceRefs\"\x94\x01\n" +
+	"\x17no_cross_namespace_refs\x18\x04 \x01(\bR\x14noCrossNamespaceRefs\x12\x1a\n" +
+	"\bsettings\x18\x05 \x03(\tR\bsettings\"\x94\x01\n" +
 	"\vImagePolicy\x12\x1c\n" +
 	"\tnamespace\x18\x01 \x01(\tR\tnamespace\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +

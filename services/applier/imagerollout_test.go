@@ -385,10 +385,13 @@ func TestImageRolloutStageOrder(t *testing.T) {
 	g.Expect(ro.Status.Target.String()).To(Equal(target))
 	g.Expect(ro.Status.LastGood.String()).To(Equal("ghcr.io/org/web:1.0.0"))
 	w.keepImages("1.0.0", "early-1", "rest-1", "rest-2")
-	run := w.kclRun(g, "rest-1")
-	g.Expect(run.Status.ImageRollouts).To(ConsistOf(And(
-		HaveField("Rollout", w.ns+"/web"), HaveField("Stage", "rest"),
-		HaveField("Image", "ghcr.io/org/web:1.0.0"), HaveField("HeldBack", target))))
+	// What is held back is shown by a status write the rollout asks for once
+	// the canary bakes (after the applies), so it comes a moment later.
+	g.Eventually(func(g Gomega) {
+		g.Expect(w.kclRun(g, "rest-1").Status.ImageRollouts).To(ConsistOf(And(
+			HaveField("Rollout", w.ns+"/web"), HaveField("Stage", "rest"),
+			HaveField("Image", "ghcr.io/org/web:1.0.0"), HaveField("HeldBack", target))))
+	}, "1m").Should(Succeed())
 
 	w.clock.Step(9 * time.Minute)
 	w.keepImages("1.0.0", "early-1")

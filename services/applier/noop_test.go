@@ -116,8 +116,25 @@ func waitQuiet(t testing.TB, key string) {
 		g.Expect(err).NotTo(HaveOccurred())
 		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(reconcilerequest.Subject("", namespace, name)))
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(info.State.Msgs).To(BeZero(), "requests in the stream")
+		g.Expect(info.State.Msgs).To(BeZero(), "requests in the stream: %s", describeLeft(ctx, js, stream, namespace, name))
 	}, "1m", "700ms").Should(Succeed())
+}
+
+// describeLeft says what a request left in the stream is and where the
+// consumer is with it, so that a test that fails waiting names its cause.
+func describeLeft(ctx context.Context, js jetstream.JetStream, stream jetstream.Stream, namespace, name string) string {
+	var b strings.Builder
+	if m, err := stream.GetLastMsgForSubject(ctx, reconcilerequest.Subject("", namespace, name)); err == nil {
+		req, _ := reconcilerequest.Decode(m.Data)
+		fmt.Fprintf(&b, "seq %d at %s, id %q, request %+v; ", m.Sequence, m.Time.Format(time.RFC3339Nano), m.Header.Get(jetstream.MsgIDHeader), req)
+	}
+	if c, err := js.Consumer(ctx, shard.Name("").Stream(), shard.Name("").Consumer()); err == nil {
+		if ci, err := c.Info(ctx); err == nil {
+			fmt.Fprintf(&b, "consumer: pending %d, ack pending %d, redelivered %d, waiting %d, delivered %d, ack floor %d",
+				ci.NumPending, ci.NumAckPending, ci.NumRedelivered, ci.NumWaiting, ci.Delivered.Stream, ci.AckFloor.Stream)
+		}
+	}
+	return b.String()
 }
 
 func median(d []time.Duration) time.Duration {

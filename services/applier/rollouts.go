@@ -72,55 +72,33 @@ func (r *imageRollouts) governing(ctx context.Context, policy string) (*v1alpha1
 }
 
 // give replaces a found policy's election with the image the governing
-// rollout gives the KCLRun's stage, and says what it gave. It only ever
-// picks between the policy's elections (target or last good), and the
-// resolver still checks the repository and the lockdown flags, so a KCLRun
-// can apply nothing it could not before. Without a rollout, or before the
-// watcher initialised one, the policy's election stands.
+// rollout gives the KCLRun's stage (rollout.Give), and says what it gave. It
+// only ever picks between the policy's elections (target or last good), and
+// the resolver still checks the repository and the lockdown flags, so a
+// KCLRun can apply nothing it could not before. Without a rollout, or before
+// the watcher initialised one, the policy's election stands.
 func (r *imageRollouts) give(ctx context.Context, reader client.Reader, obj *v1alpha1.KCLRun, p *workerclient.ImagePolicy, noCrossNamespaceRefs bool) (*v1alpha1.KCLRunRollout, error) {
 	if !p.Found {
 		return nil, nil
 	}
 	key := p.Namespace + "/" + p.Name
 	ro, err := r.governing(ctx, key)
-	if err != nil || ro == nil || ro.Status.LastGood == nil {
+	if err != nil || ro == nil {
 		return nil, err
 	}
 	if noCrossNamespaceRefs && obj.Namespace != ro.Namespace {
 		return nil, nil // the resolver refuses the marker anyway
 	}
-	stage, err := stageOf(ctx, reader, ro, obj, key)
-	if err != nil {
+	img, given, err := rollout.Give(ro, obj, key, func() (map[string]string, error) {
+		ns := &corev1.Namespace{}
+		if err := reader.Get(ctx, types.NamespacedName{Name: obj.Namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
+			return nil, fmt.Errorf("reading namespace %s for ImageRollout %s/%s: %w", obj.Namespace, ro.Namespace, ro.Name, err)
+		}
+		return ns.Labels, nil
+	})
+	if err != nil || img == nil {
 		return nil, err
-	}
-	img := rollout.ImageFor(ro, stage)
-	given := &v1alpha1.KCLRunRollout{Rollout: ro.Namespace + "/" + ro.Name, Policy: key, Stage: stage, Image: img.String()}
-	if !img.Equal(ro.Status.Target) {
-		given.HeldBack = ro.Status.Target.String()
 	}
 	p.LatestRef = &workerclient.LatestRef{Name: img.Name, Tag: img.Tag, Digest: img.Digest}
 	return given, nil
-}
-
-// stageOf is the KCLRun's stage; with stages that do not parse (the rollout
-// is Ready=False) the one it had, so a bad edit moves nobody.
-func stageOf(ctx context.Context, reader client.Reader, ro *v1alpha1.ImageRollout, obj *v1alpha1.KCLRun, policy string) (string, error) {
-	stages, err := rollout.ParseStages(ro.Spec.Stages)
-	if err != nil {
-		for _, given := range obj.Status.ImageRollouts {
-			if given.Policy == policy {
-				return given.Stage, nil
-			}
-		}
-		return "", nil
-	}
-	var nsLabels map[string]string
-	if stages.NeedsNamespaceLabels() {
-		ns := &corev1.Namespace{}
-		if err := reader.Get(ctx, types.NamespacedName{Name: obj.Namespace}, ns); err != nil && !apierrors.IsNotFound(err) {
-			return "", fmt.Errorf("reading namespace %s for ImageRollout %s/%s: %w", obj.Namespace, ro.Namespace, ro.Name, err)
-		}
-		nsLabels = ns.Labels
-	}
-	return stages.StageOf(obj.Labels, nsLabels), nil
 }

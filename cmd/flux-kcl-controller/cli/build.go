@@ -65,7 +65,8 @@ func newBuildCommand(g *globals) *cobra.Command {
 $imagepolicy markers resolved from --image-policy files (or the cluster's ImagePolicies with
 --kubeconfig/--context or --kclrun), every spec.config option as a flag. With --kclrun NAME the
 KCLRun's config, arguments (its ConfigMaps and Secrets) and policies come from the cluster,
-and the objects are printed as the controller applies them (target namespace, common
+an ImageRollout governing a policy gives the image of the KCLRun's stage (what it holds back
+is said on stderr), and the objects are printed as the controller applies them (target namespace, common
 metadata, owner labels). Secret-sourced argument values are masked in the output.`,
 		Example: `  flux-kcl-controller build ./program -D env=prod -Y settings.yaml
   flux-kcl-controller build ./repo --path ./dev -Y kcl.yaml

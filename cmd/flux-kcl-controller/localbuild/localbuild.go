@@ -38,6 +38,9 @@ type Options struct {
 	PolicyFiles []string
 	// Cluster, when set, is read for ImagePolicies not found in PolicyFiles.
 	Cluster client.Reader
+	// Run, with Cluster, is the KCLRun built for: an ImageRollout governing a
+	// policy gives its markers the image of the KCLRun's stage.
+	Run *v1alpha1.KCLRun
 	// Namespace stands for the KCLRun's namespace: markers without one read it.
 	Namespace string
 	// NoCrossNamespaceRefs refuses policies in other namespaces, as the controller flag does.
@@ -107,6 +110,7 @@ func BuildObjects(ctx context.Context, opts Options, log io.Writer) ([]*unstruct
 	if err != nil {
 		return nil, err
 	}
+	rollouts := map[string]*v1alpha1.KCLRunRollout{} // by policy
 	lookup := func(ctx context.Context, ns, name string) (workerclient.ImagePolicy, error) {
 		p := workerclient.ImagePolicy{Namespace: ns, Name: name}
 		ref, found := policies[ns+"/"+name]
@@ -118,6 +122,15 @@ func BuildObjects(ctx context.Context, opts Options, log io.Writer) ([]*unstruct
 		p.Found = found
 		if ref != nil {
 			p.LatestRef = &workerclient.LatestRef{Name: ref.Name, Tag: ref.Tag, Digest: ref.Digest}
+		}
+		if opts.Run != nil && opts.Cluster != nil {
+			given, err := followRollout(ctx, opts.Cluster, opts.Run, &p, opts.NoCrossNamespaceRefs)
+			if err != nil {
+				return p, err
+			}
+			if given != nil {
+				rollouts[given.Policy] = given
+			}
 		}
 		return p, nil
 	}
@@ -147,6 +160,7 @@ func BuildObjects(ctx context.Context, opts Options, log io.Writer) ([]*unstruct
 			fmt.Fprintf(log, "%s: %s → %s (policy %s)\n", img.Location, img.From, img.To, img.Policy)
 		}
 	}
+	logHeld(log, rollouts)
 	logPackages(log, rendered.Packages)
 	if opts.Prepare != nil {
 		if err := opts.Prepare(rendered.Objects); err != nil {

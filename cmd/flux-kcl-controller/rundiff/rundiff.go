@@ -38,6 +38,7 @@ import (
 func WithRun(ctx context.Context, c client.Client, run *v1alpha1.KCLRun, opts *localbuild.Options) error {
 	key := run.Namespace + "/" + run.Name
 	opts.Cluster = c
+	opts.Run = run
 	opts.Namespace = run.Namespace
 	var err error
 	if opts.ReferencedArguments, _, err = arguments.Read(ctx, c, run); err != nil {

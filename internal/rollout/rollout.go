@@ -393,9 +393,11 @@ func (st *stepState) gate(s *v1alpha1.StageStatus, spec *v1alpha1.RolloutStage) 
 		return false
 	}
 	if s.ReadyAt == nil {
-		s.ReadyAt = &now
+		// The status keeps whole seconds: counted from the next one, a bake
+		// read back from it never ends early.
+		s.ReadyAt = &metav1.Time{Time: ceilSecond(st.now)}
 	}
-	if left := s.ReadyAt.Add(spec.BakeDuration()).Sub(st.now); left > 0 {
+	if left := s.ReadyAt.Add(spec.BakeDuration()).Sub(st.now); spec.BakeDuration() > 0 && left > 0 {
 		s.State = v1alpha1.StageBaking
 		s.Message = fmt.Sprintf("every KCLRun Ready at %s; baking until %s", target, s.ReadyAt.Add(spec.BakeDuration()).UTC().Format(time.RFC3339))
 		st.requeue(left)
@@ -404,6 +406,14 @@ func (st *stepState) gate(s *v1alpha1.StageStatus, spec *v1alpha1.RolloutStage) 
 	s.State, s.FinishedAt, s.Message = v1alpha1.StageSucceeded, &now, ""
 	st.event(false, v1alpha1.StagePassedReason, fmt.Sprintf("stage %s passed: %d KCLRuns Ready at %s", s.Name, s.Total, target))
 	return true
+}
+
+// ceilSecond is t rounded up to a whole second.
+func ceilSecond(t time.Time) time.Time {
+	if c := t.Truncate(time.Second); c.Before(t) {
+		return c.Add(time.Second)
+	}
+	return t
 }
 
 // complete makes the target last good.

@@ -420,3 +420,27 @@ func TestFrozenUntilJoinsAdjacentWindows(t *testing.T) {
 		t.Fatalf("frozen at 11:30 until %s", end)
 	}
 }
+
+// The status keeps whole seconds (metav1.Time): a stage found Ready at a
+// fraction of a second bakes from the next whole one, so the bake read back
+// from the apiserver never ends early; a stage without bake passes at once.
+func TestBakeNeverEndsEarlyAfterTheStatusRoundTrip(t *testing.T) {
+	f := newFleet(t, nil)
+	f.now = f.now.Add(400 * time.Millisecond)
+	f.election = v2
+	f.step()
+	f.settle()
+	f.expect("canary=Baking early=Pending rest=Pending", nil)
+	// What the apiserver gives back.
+	readyAt := f.ro.StageStatus("canary").ReadyAt
+	readyAt.Time = readyAt.Truncate(time.Second)
+	readySince := f.now
+	f.now = readySince.Add(10*time.Minute - 100*time.Millisecond)
+	f.step()
+	f.expect("canary=Baking early=Pending rest=Pending", nil)
+	f.now = readySince.Add(10*time.Minute + 600*time.Millisecond) // the next whole second, plus the bake
+	f.step()
+	f.expect("canary=Succeeded early=Progressing rest=Pending", nil)
+	f.settle()
+	f.expect("canary=Succeeded early=Succeeded rest=Succeeded", nil)
+}

@@ -59,6 +59,8 @@ func newRolloutFixture(t *testing.T, g Gomega, prefix string, stages ...v1alpha1
 		},
 	}
 	g.Expect(env.Client.Create(ctx, ro)).To(Succeed())
+	// A rollout left awaiting approval would show in the next test's `-A` listings.
+	t.Cleanup(func() { _ = env.Client.Delete(context.Background(), ro) })
 	f.waitRollout(t, g, "up to date at nginx:1.7.8", func(ro *v1alpha1.ImageRollout) bool {
 		return ro.Status.LastGood.String() == "nginx:1.7.8" && ro.Status.Target.String() == "nginx:1.7.8"
 	})

@@ -114,26 +114,37 @@ func waitQuiet(t testing.TB, key string) {
 		defer cancel()
 		stream, err := js.Stream(ctx, shard.Name("").Stream())
 		g.Expect(err).NotTo(HaveOccurred())
-		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(reconcilerequest.Subject("", namespace, name)))
+		// State.Msgs counts the whole stream, whatever the filter: the
+		// filter only fills State.Subjects, this KCLRun's count.
+		subject := reconcilerequest.Subject("", namespace, name)
+		info, err := stream.Info(ctx, jetstream.WithSubjectFilter(subject))
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(info.State.Msgs).To(BeZero(), "requests in the stream: %s", describeLeft(ctx, js, stream, namespace, name))
+		g.Expect(info.State.Subjects[subject]).To(BeZero(), "requests in the stream: %s", describeLeft(ctx, js, stream, namespace, name))
 	}, "1m", "700ms").Should(Succeed())
 }
 
-// describeLeft says what a request left in the stream is and where the
-// consumer is with it, so that a test that fails waiting names its cause.
+// describeLeft says what the stream holds and where the consumer is with it,
+// so that a test that fails waiting names its cause: the oldest request not
+// acknowledged, and the reconciles still running.
 func describeLeft(ctx context.Context, js jetstream.JetStream, stream jetstream.Stream, namespace, name string) string {
 	var b strings.Builder
-	if m, err := stream.GetLastMsgForSubject(ctx, reconcilerequest.Subject("", namespace, name)); err == nil {
+	describe := func(what string, m *jetstream.RawStreamMsg) {
 		req, _ := reconcilerequest.Decode(m.Data)
-		fmt.Fprintf(&b, "seq %d at %s, id %q, request %+v; ", m.Sequence, m.Time.Format(time.RFC3339Nano), m.Header.Get(jetstream.MsgIDHeader), req)
+		fmt.Fprintf(&b, "%s: seq %d at %s, id %q, request %+v; ", what, m.Sequence, m.Time.Format(time.RFC3339Nano), m.Header.Get(jetstream.MsgIDHeader), req)
+	}
+	if m, err := stream.GetLastMsgForSubject(ctx, reconcilerequest.Subject("", namespace, name)); err == nil {
+		describe("this KCLRun's", m)
 	}
 	if c, err := js.Consumer(ctx, shard.Name("").Stream(), shard.Name("").Consumer()); err == nil {
 		if ci, err := c.Info(ctx); err == nil {
-			fmt.Fprintf(&b, "consumer: pending %d, ack pending %d, redelivered %d, waiting %d, delivered %d, ack floor %d",
+			fmt.Fprintf(&b, "consumer: pending %d, ack pending %d, redelivered %d, waiting %d, delivered %d, ack floor %d; ",
 				ci.NumPending, ci.NumAckPending, ci.NumRedelivered, ci.NumWaiting, ci.Delivered.Stream, ci.AckFloor.Stream)
+			if m, err := stream.GetMsg(ctx, ci.AckFloor.Stream+1); err == nil {
+				describe("oldest not acknowledged", m)
+			}
 		}
 	}
+	fmt.Fprintf(&b, "running: %v", tracker.runningKeys())
 	return b.String()
 }
 
@@ -150,5 +161,3 @@ func maxOf(d []time.Duration) time.Duration {
 	}
 	return m
 }
-
-var _ = fmt.Sprintf

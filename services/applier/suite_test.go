@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -248,6 +249,20 @@ func (t *reconcileTracker) running(key string) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.inside[key]
+}
+
+// runningKeys lists the reconciles in progress, for a test that fails waiting.
+func (t *reconcileTracker) runningKeys() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var keys []string
+	for k, n := range t.inside {
+		if n > 0 {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // last is the latest outcome of key.

@@ -4,18 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
-	authenticationv1 "k8s.io/api/authentication/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
-	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runstatus"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runaction"
 )
 
 func newApproveCommand(g *globals) *cobra.Command {
@@ -56,82 +51,37 @@ func (g *globals) approve(name, stage string) error {
 		return err
 	}
 	ro := obj.(*v1alpha1.ImageRollout)
-	target := ro.Status.Target.String()
-	if target == "" {
-		return fmt.Errorf("ImageRollout %s has no target yet: the controller has not reconciled it (%s)", key, readyMessage(ro.Status.Conditions))
-	}
-	if stage, err = stageToApprove(ro, stage); err != nil {
+	if stage, err = runaction.StageToApprove(ro, stage); err != nil {
 		return fmt.Errorf("ImageRollout %s: %w", key, err)
 	}
 	by, err := g.whoAmI(ctx, c)
 	if err != nil {
 		return err
 	}
-	approval := v1alpha1.Approval{Target: target, By: by, At: metav1.Now()}
+	target := ro.Status.Target.String()
 	log := g.log()
 	log.action("approving stage %s of ImageRollout %s in %s namespace for %s", stage, name, key.Namespace, target)
-	patch := client.MergeFrom(ro.DeepCopy())
-	annotations := ro.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
+	approval, err := runaction.Approve(ctx, c, ro, stage, by)
+	var refused *runaction.NotApprovableError
+	if errors.As(err, &refused) {
+		return fmt.Errorf("ImageRollout %s: %w", key, err)
 	}
-	annotations[v1alpha1.ApprovalAnnotation(stage)] = approval.Encode()
-	ro.SetAnnotations(annotations)
-	if err := c.Patch(ctx, ro, patch); err != nil {
+	if err != nil {
 		return describe(err, "annotating ImageRollout "+key.String())
 	}
-	log.success("stage %s approved for %s by %s", stage, target, by)
+	log.success("stage %s approved for %s by %s", stage, approval.Target, approval.By)
 	return nil
 }
 
-// stageToApprove checks the stage asked for, or finds the one awaiting approval.
-func stageToApprove(ro *v1alpha1.ImageRollout, stage string) (string, error) {
-	target := ro.Status.Target.String()
-	if stage == "" {
-		for _, s := range ro.Status.Stages {
-			if s.State == v1alpha1.StageAwaitingApproval {
-				return s.Name, nil
-			}
-		}
-		if ro.Status.Target.Equal(ro.Status.LastGood) {
-			return "", fmt.Errorf("no stage awaits approval: nothing rolls out, every stage runs %s", target)
-		}
-		return "", fmt.Errorf("no stage awaits approval of %s (stages: %s); --stage approves one ahead of time", target, stageSummary(ro))
-	}
-	var names []string
-	for _, spec := range ro.Spec.Stages {
-		names = append(names, spec.Name)
-		if spec.Name != stage {
-			continue
-		}
-		if !spec.Approval {
-			return "", fmt.Errorf("stage %s needs no approval (spec.stages[].approval is false)", stage)
-		}
-		if ro.Status.Target.Equal(ro.Status.LastGood) {
-			return "", fmt.Errorf("nothing to approve: nothing rolls out, every stage runs %s", target)
-		}
-		if s := ro.StageStatus(stage); s != nil && admitted[s.State] {
-			return "", fmt.Errorf("stage %s is already admitted to %s (%s): nothing to approve", stage, target, s.State)
-		}
-		return stage, nil
-	}
-	return "", fmt.Errorf("no stage %q (stages: %s)", stage, strings.Join(names, ", "))
-}
-
-// admitted are the states of a stage given the target.
-var admitted = map[string]bool{v1alpha1.StageProgressing: true, v1alpha1.StageBaking: true, v1alpha1.StageSucceeded: true}
-
-// whoAmI is the user the apiserver authenticates these credentials as (impersonation
-// included), from a SelfSubjectReview; the kubeconfig's user name when the cluster cannot
-// say (an apiserver before 1.28, or a review the RBAC refuses).
+// whoAmI is the user the apiserver authenticates these credentials as (runaction.WhoAmI);
+// the kubeconfig's user name when the cluster cannot say.
 func (g *globals) whoAmI(ctx context.Context, c client.Client) (string, error) {
-	review := &authenticationv1.SelfSubjectReview{}
-	err := c.Create(ctx, review)
-	if err == nil && review.Status.UserInfo.Username != "" {
-		return review.Status.UserInfo.Username, nil
-	}
-	if err != nil && !apierrors.IsForbidden(err) && !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) && !apimeta.IsNoMatchError(err) {
+	user, err := runaction.WhoAmI(ctx, c)
+	if err != nil {
 		return "", describe(err, "asking the cluster who you are (SelfSubjectReview)")
+	}
+	if user != "" {
+		return user, nil
 	}
 	raw, rerr := g.kube.ToRawKubeConfigLoader().RawConfig()
 	if rerr != nil {
@@ -141,7 +91,6 @@ func (g *globals) whoAmI(ctx context.Context, c client.Client) (string, error) {
 	if g.kube.Context != nil && *g.kube.Context != "" {
 		ctxName = *g.kube.Context
 	}
-	user := ""
 	if g.kube.AuthInfoName != nil && *g.kube.AuthInfoName != "" {
 		user = *g.kube.AuthInfoName
 	} else if kctx, ok := raw.Contexts[ctxName]; ok {
@@ -154,10 +103,4 @@ func (g *globals) whoAmI(ctx context.Context, c client.Client) (string, error) {
 		return "", errors.New("cannot tell who approves: the cluster gave no SelfSubjectReview and the kubeconfig context names no user")
 	}
 	return user, nil
-}
-
-// readyMessage is the Ready condition's message, for errors.
-func readyMessage(conds []metav1.Condition) string {
-	_, msg := runstatus.ReadyCondition(conds)
-	return msg
 }

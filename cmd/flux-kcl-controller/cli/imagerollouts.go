@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -92,43 +91,13 @@ func rolloutRow(ro *v1alpha1.ImageRollout, allNamespaces bool) []string {
 		ro.Name,
 		orDash(runstatus.TruncateHex(ro.Status.Target.String())),
 		orDash(runstatus.TruncateHex(ro.Status.LastGood.String())),
-		stageSummary(ro),
+		runstatus.StageSummary(ro),
 		suspended, status, since(ro.CreationTimestamp), runstatus.TruncateHex(msg),
 	}
 	if allNamespaces {
 		row = append([]string{ro.Namespace}, row...)
 	}
 	return row
-}
-
-// stageMarks are the states as get imagerollouts prints them, after the stage's name.
-var stageMarks = map[string]string{
-	v1alpha1.StageSucceeded:        "✔",
-	v1alpha1.StageBaking:           "◎ baking",
-	v1alpha1.StageAwaitingApproval: "⏸ approval",
-	v1alpha1.StageFrozen:           "❄ frozen",
-	v1alpha1.StageFailed:           "✗",
-	v1alpha1.StagePending:          "·",
-}
-
-// stageSummary is "canary ✔ early ⏸ approval rest ·": the stages in order, a Progressing
-// stage with its KCLRuns ready/total (canary ► 1/3); spec order before the first status.
-func stageSummary(ro *v1alpha1.ImageRollout) string {
-	var parts []string
-	for _, spec := range ro.Spec.Stages {
-		s := ro.StageStatus(spec.Name)
-		switch {
-		case s == nil:
-			parts = append(parts, spec.Name+" ·")
-		case s.State == v1alpha1.StageProgressing:
-			parts = append(parts, fmt.Sprintf("%s ► %d/%d", s.Name, s.Ready, s.Total))
-		case stageMarks[s.State] != "":
-			parts = append(parts, s.Name+" "+stageMarks[s.State])
-		default:
-			parts = append(parts, s.Name+" "+s.State)
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 func orDash(s string) string {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/spf13/cobra"
@@ -15,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runaction"
 	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runstatus"
 )
 
@@ -26,10 +26,8 @@ type suspendable struct {
 	aliases []string
 	example string
 	// newObject and newList are empty objects of the kind.
-	newObject  func() client.Object
-	newList    func() client.ObjectList
-	items      func(client.ObjectList) []client.Object
-	setSuspend func(obj client.Object, suspend bool)
+	newObject func() client.Object
+	newList   func() client.ObjectList
 	// handled reports whether the controller has handled the reconcile request, and what
 	// to print then (the applied revision, the rollout's state).
 	handled  func(obj client.Object, requested string) (bool, string, error)
@@ -37,13 +35,12 @@ type suspendable struct {
 }
 
 var suspendableKCLRuns = suspendable{
-	kind:       v1alpha1.KCLRunKind,
-	use:        "kclrun",
-	aliases:    []string{"kclruns", "kr"},
-	example:    "kclrun web -n demo",
-	newObject:  func() client.Object { return &v1alpha1.KCLRun{} },
-	newList:    func() client.ObjectList { return &v1alpha1.KCLRunList{} },
-	setSuspend: func(obj client.Object, suspend bool) { obj.(*v1alpha1.KCLRun).Spec.Suspend = suspend },
+	kind:      v1alpha1.KCLRunKind,
+	use:       "kclrun",
+	aliases:   []string{"kclruns", "kr"},
+	example:   "kclrun web -n demo",
+	newObject: func() client.Object { return &v1alpha1.KCLRun{} },
+	newList:   func() client.ObjectList { return &v1alpha1.KCLRunList{} },
 	handled: func(obj client.Object, requested string) (bool, string, error) {
 		run := obj.(*v1alpha1.KCLRun)
 		if run.Status.LastHandledReconcileAt != requested {
@@ -56,13 +53,12 @@ var suspendableKCLRuns = suspendable{
 }
 
 var suspendableImageRollouts = suspendable{
-	kind:       v1alpha1.ImageRolloutKind,
-	use:        "imagerollout",
-	aliases:    []string{"imagerollouts", "imgro"},
-	example:    "imagerollout web -n platform",
-	newObject:  func() client.Object { return &v1alpha1.ImageRollout{} },
-	newList:    func() client.ObjectList { return &v1alpha1.ImageRolloutList{} },
-	setSuspend: func(obj client.Object, suspend bool) { obj.(*v1alpha1.ImageRollout).Spec.Suspend = suspend },
+	kind:      v1alpha1.ImageRolloutKind,
+	use:       "imagerollout",
+	aliases:   []string{"imagerollouts", "imgro"},
+	example:   "imagerollout web -n platform",
+	newObject: func() client.Object { return &v1alpha1.ImageRollout{} },
+	newList:   func() client.ObjectList { return &v1alpha1.ImageRolloutList{} },
 	// A rollout is handled once the watcher stepped it with the request: waiting for Ready
 	// would wait for every stage's bake and approval.
 	handled: func(obj client.Object, requested string) (bool, string, error) {
@@ -170,8 +166,8 @@ func (g *globals) selectObjects(kind suspendable, names []string, all bool) ([]c
 	return objs, nil
 }
 
-// setSuspend patches spec.suspend. Resuming also requests a reconcile, so that waiting
-// ends when the controller has handled exactly this request.
+// setSuspend patches spec.suspend (runaction.SetSuspend). Resuming also requests a
+// reconcile, so that waiting ends when the controller has handled exactly this request.
 func (g *globals) setSuspend(kind suspendable, objs []client.Object, suspend, wait bool) error {
 	c, err := g.kubeClient()
 	if err != nil {
@@ -187,21 +183,11 @@ func (g *globals) setSuspend(kind suspendable, objs []client.Object, suspend, wa
 	requested := map[string]string{}
 	for _, obj := range objs {
 		log.action("%s %s %s in %s namespace", verb, kind.kind, obj.GetName(), obj.GetNamespace())
-		patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
-		kind.setSuspend(obj, suspend)
-		if !suspend {
-			ts := time.Now().Format(time.RFC3339Nano)
-			annotations := obj.GetAnnotations()
-			if annotations == nil {
-				annotations = map[string]string{}
-			}
-			annotations[meta.ReconcileRequestAnnotation] = ts
-			obj.SetAnnotations(annotations)
-			requested[obj.GetName()] = ts
-		}
-		if err := c.Patch(ctx, obj, patch); err != nil {
+		ts, err := runaction.SetSuspend(ctx, c, obj, suspend)
+		if err != nil {
 			return describe(err, fmt.Sprintf("%s %s %s/%s", verb, kind.kind, obj.GetNamespace(), obj.GetName()))
 		}
+		requested[obj.GetName()] = ts
 		log.success("%s %s", kind.kind, done)
 	}
 	if !wait {

@@ -1,7 +1,9 @@
-// Package runaction changes what the controller does with a KCLRun, as the flux CLI does for
-// a Kustomization: request a reconcile (of the run, or of its source first) and suspend or
-// resume it. `flux-kcl-controller reconcile|suspend|resume` and the web view's buttons make
-// the same requests, with the caller's own credentials.
+// Package runaction changes what the controller does with a KCLRun or an ImageRollout, as the
+// flux CLI does for a Kustomization: request a reconcile (of the run, or of its source first),
+// suspend or resume, and approve a rollout's stage. `flux-kcl-controller reconcile|suspend|
+// resume|approve` and the web view's buttons make these requests through this package only,
+// with the caller's own credentials, so that the annotations they write, their values and who
+// is recorded as approving cannot differ between the two.
 package runaction
 
 import (
@@ -60,21 +62,28 @@ func Source(run *v1alpha1.KCLRun) (types.NamespacedName, schema.GroupVersionKind
 	return types.NamespacedName{Namespace: run.SourceNamespace(), Name: ref.Name}, gv.WithKind(ref.Kind), nil
 }
 
-// SetSuspend patches spec.suspend of run (updated in place). Resuming also requests a
-// reconcile and returns its value, so that a caller waiting for the outcome waits for
-// exactly this request.
-func SetSuspend(ctx context.Context, c client.Client, run *v1alpha1.KCLRun, suspend bool) (string, error) {
-	patch := client.MergeFrom(run.DeepCopy())
-	run.Spec.Suspend = suspend
+// SetSuspend patches spec.suspend of a KCLRun or an ImageRollout (updated in place).
+// Resuming also requests a reconcile and returns its value, so that a caller waiting for
+// the outcome waits for exactly this request.
+func SetSuspend(ctx context.Context, c client.Client, obj client.Object, suspend bool) (string, error) {
+	patch := client.MergeFrom(obj.DeepCopyObject().(client.Object))
+	switch o := obj.(type) {
+	case *v1alpha1.KCLRun:
+		o.Spec.Suspend = suspend
+	case *v1alpha1.ImageRollout:
+		o.Spec.Suspend = suspend
+	default:
+		return "", fmt.Errorf("%T has no spec.suspend", obj)
+	}
 	requested := ""
 	if !suspend {
 		requested = time.Now().Format(time.RFC3339Nano)
-		annotations := run.GetAnnotations()
+		annotations := obj.GetAnnotations()
 		if annotations == nil {
 			annotations = map[string]string{}
 		}
 		annotations[meta.ReconcileRequestAnnotation] = requested
-		run.SetAnnotations(annotations)
+		obj.SetAnnotations(annotations)
 	}
-	return requested, c.Patch(ctx, run, patch)
+	return requested, c.Patch(ctx, obj, patch)
 }

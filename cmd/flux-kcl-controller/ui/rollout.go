@@ -2,20 +2,19 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/fluxcd/pkg/apis/meta"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/duration"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/cmd/flux-kcl-controller/runaction"
 )
 
 // rolloutRow is an ImageRollout in progress, for the overview.
@@ -147,53 +146,80 @@ func (s *Server) rolloutPage(w http.ResponseWriter, r *http.Request, sess *sessi
 	s.render(w, r, "rollout", http.StatusOK, page{Title: id, Nav: "overview", User: sess.user, Live: "/live", Data: data})
 }
 
-// approve sets the stage's approval annotation (v1alpha1.ApprovalAnnotation) for the
-// rollout's current target, as the user, naming the user the apiserver knows them as.
-func (s *Server) approve(w http.ResponseWriter, r *http.Request, sess *session) {
+// rolloutAction runs an ImageRollout page's button as the user: approve (the form's stage),
+// suspend or resume, through runaction as the CLI's verbs.
+func (s *Server) rolloutAction(w http.ResponseWriter, r *http.Request, sess *session) {
 	key := types.NamespacedName{Namespace: r.PathValue("namespace"), Name: r.PathValue("name")}
-	stage := r.PostFormValue("stage")
 	ctx, cancel := requestContext(r)
 	defer cancel()
-	msg, err := s.approveStage(ctx, sess, key, stage)
+	var msg string
+	var err error
+	switch action := r.PathValue("action"); action {
+	case "approve":
+		msg, err = approveStage(ctx, sess, key, r.PostFormValue("stage"))
+	case "suspend", "resume":
+		msg, err = suspendRollout(ctx, sess, key, action == "suspend")
+	default:
+		err = fmt.Errorf("unknown action %q", action)
+	}
 	writeResult(w, msg, err)
 }
 
-func (s *Server) approveStage(ctx context.Context, sess *session, key types.NamespacedName, stage string) (string, error) {
+// approveStage approves the stage for the rollout's current target (runaction.Approve),
+// naming the user the apiserver knows the session as.
+func approveStage(ctx context.Context, sess *session, key types.NamespacedName, stage string) (string, error) {
 	ro := &v1alpha1.ImageRollout{}
 	if err := sess.client.Get(ctx, key, ro); err != nil {
 		return "", refused("reading ImageRollout "+key.String(), err)
 	}
-	if ro.Status.Target == nil {
-		return "", fmt.Errorf("ImageRollout %s has no target to approve", key)
+	if stage == "" {
+		// The page names the stage of its button: never approve another one in its place.
+		return "", fmt.Errorf("ImageRollout %s: the request names no stage", key)
 	}
-	found := false
-	for _, st := range ro.Spec.Stages {
-		found = found || (st.Name == stage && st.Approval)
+	by, err := whoAmI(ctx, sess)
+	if err != nil {
+		return "", err
 	}
-	if !found {
-		return "", fmt.Errorf("ImageRollout %s has no stage %q that waits for an approval", key, stage)
+	approval, err := runaction.Approve(ctx, sess.client, ro, stage, by)
+	var notApprovable *runaction.NotApprovableError
+	if errors.As(err, &notApprovable) {
+		return "", fmt.Errorf("ImageRollout %s: %w", key, err)
 	}
-	target := ro.Status.Target.String()
-	approval := v1alpha1.Approval{Target: target, By: whoAmI(ctx, sess), At: metav1.NewTime(time.Now())}
-	patch := client.MergeFrom(ro.DeepCopy())
-	annotations := ro.GetAnnotations()
-	if annotations == nil {
-		annotations = map[string]string{}
-	}
-	annotations[v1alpha1.ApprovalAnnotation(stage)] = approval.Encode()
-	ro.SetAnnotations(annotations)
-	if err := sess.client.Patch(ctx, ro, patch); err != nil {
+	if err != nil {
 		return "", refused(fmt.Sprintf("approving stage %s of ImageRollout %s", stage, key), err)
 	}
-	return fmt.Sprintf("Stage %s approved for %s by %s", stage, target, approval.By), nil
+	return fmt.Sprintf("Stage %s approved for %s by %s", stage, approval.Target, approval.By), nil
 }
 
-// whoAmI is the user name the apiserver authenticates the session as (a SelfSubjectReview),
-// else the name the view shows.
-func whoAmI(ctx context.Context, sess *session) string {
-	review := &authenticationv1.SelfSubjectReview{}
-	if err := sess.client.Create(ctx, review); err == nil && review.Status.UserInfo.Username != "" {
-		return review.Status.UserInfo.Username
+// suspendRollout sets spec.suspend of the rollout (runaction.SetSuspend); resuming requests
+// a reconcile too.
+func suspendRollout(ctx context.Context, sess *session, key types.NamespacedName, suspend bool) (string, error) {
+	ro := &v1alpha1.ImageRollout{}
+	if err := sess.client.Get(ctx, key, ro); err != nil {
+		return "", refused("reading ImageRollout "+key.String(), err)
 	}
-	return strings.TrimSpace(sess.user)
+	doing := "resuming"
+	if suspend {
+		doing = "suspending"
+	}
+	if _, err := runaction.SetSuspend(ctx, sess.client, ro, suspend); err != nil {
+		return "", refused(fmt.Sprintf("%s ImageRollout %s", doing, key), err)
+	}
+	if suspend {
+		return "ImageRollout suspended", nil
+	}
+	return "ImageRollout resumed; a reconcile is requested", nil
+}
+
+// whoAmI is the user name the apiserver authenticates the session as (runaction.WhoAmI),
+// else the name the view shows.
+func whoAmI(ctx context.Context, sess *session) (string, error) {
+	user, err := runaction.WhoAmI(ctx, sess.client)
+	if err != nil {
+		return "", refused("asking the cluster who you are (SelfSubjectReview)", err)
+	}
+	if user == "" {
+		user = strings.TrimSpace(sess.user)
+	}
+	return user, nil
 }

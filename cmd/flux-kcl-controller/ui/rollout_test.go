@@ -16,7 +16,8 @@ import (
 )
 
 // The ImageRollout page shows the stages with their gates, the KCLRuns of each stage and the
-// bake time left; Approve sets the stage's approval annotation for the current target.
+// bake time left; Approve sets the stage's approval annotation for the current target, and
+// Suspend suspends the rollout, the page following live.
 func TestRolloutPageAndApprove(t *testing.T) {
 	e := cluster(t)
 	ctx := context.Background()
@@ -87,5 +88,17 @@ func TestRolloutPageAndApprove(t *testing.T) {
 	}
 	if approval.Target != "nginx:1.7.9" || approval.By == "" {
 		t.Errorf("approval %+v, want target nginx:1.7.9 by the user", approval)
+	}
+
+	// Suspend: spec.suspend in the apiserver, and the page turns to Resume without a reload.
+	if err := chromedp.Do(tb, chromedp.Click(chromedp.Search(`//button[text()="Suspend"]`))); err != nil {
+		t.Fatal(err)
+	}
+	waitText(t, tb, "Resume", false)
+	if err := e.Client.Get(ctx, client.ObjectKeyFromObject(ro), got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Spec.Suspend {
+		t.Error("the page shows Resume but the ImageRollout is not suspended")
 	}
 }

@@ -151,7 +151,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /kclruns/{namespace}/{name}/diff", s.withSession(s.diff))
 	mux.HandleFunc("POST /kclruns/{namespace}/{name}/{action}", s.withSession(s.act))
 	mux.HandleFunc("GET /imagerollouts/{namespace}/{name}", s.withSession(s.rolloutPage))
-	mux.HandleFunc("POST /imagerollouts/{namespace}/{name}/approve", s.withSession(s.approve))
+	mux.HandleFunc("POST /imagerollouts/{namespace}/{name}/{action}", s.withSession(s.rolloutAction))
 	mux.HandleFunc("GET /live", s.withSession(s.live))
 	if s.opts.Auth == AuthToken {
 		mux.HandleFunc("GET /login", s.loginPage)

@@ -95,6 +95,16 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		}
 		ext[name] = p
 	}
+	// An external package is one only when its root holds a kcl.mod, as in
+	// the official loader: a name mapped to a folder without one (or to no
+	// folder: a settings file's package_maps written for another work dir)
+	// is not a package, and its imports resolve as if it were not given.
+	importable := map[string]string{}
+	for name, p := range ext {
+		if fi, err := os.Stat(filepath.Join(p, "kcl.mod")); err == nil && !fi.IsDir() {
+			importable[name] = p
+		}
+	}
 	var absFiles []string
 	entryPkgs := map[string]string{}
 	for _, f := range files {
@@ -122,6 +132,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		absFiles = append(absFiles, filepath.Clean(f))
 		if extName != "" {
 			entryPkgs[filepath.Clean(f)] = extName
+			importable[extName] = ext[extName]
 		}
 	}
 	// The package root is the nearest kcl.mod above the first entry, inside
@@ -175,7 +186,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		Files:         absFiles,
 		ModRoot:       modRoot,
 		ModFile:       modFile,
-		ExternalPkgs:  ext,
+		ExternalPkgs:  importable,
 		EntryPkgs:     entryPkgs,
 		FileOverrides: overrides,
 		Options:       optionValues,

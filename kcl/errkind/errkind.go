@@ -48,6 +48,10 @@ const (
 	Internal = "InternalError"
 	// PathRefused marks a settings or entry file outside the program's root.
 	PathRefused = "PathRefused"
+	// Plain marks the runner's errors that the official CLI prints as a bare
+	// message with no kind: entries naming no KCL file ("No input KCL
+	// files"), an invalid -O spec.
+	Plain = "Plain"
 )
 
 // RuntimeCode is the code of every run-time error.
@@ -82,8 +86,11 @@ func Code(kind string) string {
 }
 
 // Printed is the kind the official CLI prints for kind: a run-time error is
-// printed as an EvaluationError.
+// printed as an EvaluationError, a Plain one with no kind ("").
 func Printed(kind string) string {
+	if kind == Plain {
+		return ""
+	}
 	if _, ok := codes[kind]; ok {
 		return kind
 	}

@@ -296,6 +296,9 @@ func (in *Interp) loadMain() (*pkgState, error) {
 			return nil, err
 		}
 	}
+	if len(p.files) == 0 {
+		return nil, &Error{Kind: errkind.Plain, Msg: "No input KCL files"}
+	}
 	in.pkgs[p.path] = p
 	mergeMainConfigs(p.files)
 	in.snapshots = namesInstances(p.files)

@@ -14,7 +14,7 @@ import (
 func (in *Interp) applyOverrides(p *pkgState) error {
 	for _, spec := range in.cfg.Overrides {
 		if err := applyOverride(p, spec); err != nil {
-			return &Error{Kind: errkind.Evaluation, Msg: err.Error()}
+			return err
 		}
 	}
 	if len(in.cfg.Overrides) > 0 {
@@ -38,52 +38,105 @@ func applyOverride(p *pkgState, spec string) error {
 	} else {
 		var ok bool
 		path, text, ok = strings.Cut(s, "=")
-		if !ok || path == "" {
-			return fmt.Errorf("invalid override spec %q", spec)
+		if !ok || path == "" || text == "" {
+			return &Error{Kind: errkind.Plain, Msg: fmt.Sprintf("Invalid spec format '%s', expected <field_path>=<filed_value>, <field_path>:<filed_value>, <field_path>+=<filed_value> or <field_path>-", spec)}
 		}
 	}
 	parts := strings.Split(path, ".")
-	var val syntax.Expr
-	if !del {
-		m, err := syntax.ParseFile("<override>", []byte("__override_value__ = "+text+"\n"))
-		if err != nil || len(m.Body) != 1 {
-			val = &syntax.StringLit{Value: text, RawValue: fmt.Sprintf("%q", text)}
-		} else if as, ok := m.Body[0].(*syntax.AssignStmt); ok {
-			val = as.Value
-		} else {
-			val = &syntax.StringLit{Value: text, RawValue: fmt.Sprintf("%q", text)}
-		}
-	}
-	// The last top-level statement that sets the root name.
-	for fi := len(p.files) - 1; fi >= 0; fi-- {
-		f := p.files[fi]
-		for i := len(f.body) - 1; i >= 0; i-- {
-			st := f.body[i]
+	// The official engine applies the spec to each file of the main package
+	// on its own: it sets every top-level statement of the root name there,
+	// and a file without one gets `name = value` (`name = {b.c = value}` for
+	// a.b.c) appended, so that a name set in another file is then set twice.
+	for _, f := range p.files {
+		body := append([]syntax.Stmt(nil), f.body...)
+		found := false
+		for i, st := range body {
 			if !setsName(st, parts[0]) {
 				continue
 			}
-			body := append([]syntax.Stmt(nil), f.body...)
+			found = true
 			if len(parts) == 1 {
 				if del {
-					body = append(body[:i], body[i+1:]...)
+					body[i] = nil
 				} else if as, ok := st.(*syntax.AssignStmt); ok {
 					c := *as
-					c.Value = val
+					c.Value = placed(text, as.Value)
 					body[i] = &c
 				}
-				f.body = body
-				return nil
+				continue
 			}
-			cfg := schemaOrConfig(st)
-			if cfg == nil {
-				return nil
+			if cfg := schemaOrConfig(st); cfg != nil {
+				body[i] = replaceConfig(st, overrideConfig(cfg, parts[1:], text, del))
 			}
-			body[i] = replaceConfig(st, overrideConfig(cfg, parts[1:], val, del))
-			f.body = body
-			return nil
 		}
+		kept := body[:0]
+		for _, st := range body {
+			if st != nil {
+				kept = append(kept, st)
+			}
+		}
+		body = kept
+		if !found && !del {
+			v := overrideValue(text)
+			if len(parts) > 1 {
+				names := make([]*syntax.Name, 0, len(parts)-1)
+				for _, n := range parts[1:] {
+					names = append(names, &syntax.Name{Value: n})
+				}
+				v = &syntax.ConfigExpr{Items: []*syntax.ConfigEntry{{Key: &syntax.Identifier{Names: names}, Value: v, Operation: syntax.OpOverride}}}
+			}
+			body = append(body, &syntax.AssignStmt{Targets: []*syntax.Target{{Name: &syntax.Name{Value: parts[0]}}}, Value: v})
+		}
+		f.body = body
 	}
 	return nil
+}
+
+// overrideValue is a new expression for an override's text, as the official
+// engine builds it: a unary or binary expression is the text as a string
+// (x=1+2 sets "1+2"), text that does not parse is a string too. Its nodes
+// have no position (errors inside it are printed without one).
+func overrideValue(text string) syntax.Expr {
+	str := &syntax.StringLit{Value: text, RawValue: fmt.Sprintf("%q", text)}
+	m, err := syntax.ParseFile("<override>", []byte("__override_value__ = "+text+"\n"))
+	if err != nil || len(m.Body) != 1 {
+		return str
+	}
+	as, ok := m.Body[0].(*syntax.AssignStmt)
+	if !ok {
+		return str
+	}
+	switch as.Value.(type) {
+	case *syntax.UnaryExpr, *syntax.BinaryExpr:
+		return str
+	}
+	syntax.Walk(as.Value, func(n syntax.Node) bool {
+		if s, ok := n.(spanned); ok {
+			s.SetSpan(syntax.Position{}, syntax.Position{})
+		}
+		return true
+	})
+	return as.Value
+}
+
+type spanned interface {
+	SetSpan(start, end syntax.Position)
+}
+
+// placed is an override's value standing where at stood: the official
+// engine gives the value's root node the position of what it replaces (a
+// top-level value, or a config entry as a whole), its inner nodes keep none.
+func placed(text string, at syntax.Node) syntax.Expr {
+	x := overrideValue(text)
+	start, end := at.Pos(), at.End()
+	x.(spanned).SetSpan(start, end)
+	if id, ok := x.(*syntax.Identifier); ok {
+		// The official identifier is one node: its names are located with it.
+		for _, n := range id.Names {
+			n.SetSpan(start, end)
+		}
+	}
+	return x
 }
 
 func setsName(st syntax.Stmt, name string) bool {
@@ -144,7 +197,7 @@ func replaceConfig(st syntax.Stmt, cfg *syntax.ConfigExpr) syntax.Stmt {
 }
 
 // overrideConfig returns a copy of cfg with path set to val (or deleted).
-func overrideConfig(cfg *syntax.ConfigExpr, path []string, val syntax.Expr, del bool) *syntax.ConfigExpr {
+func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool) *syntax.ConfigExpr {
 	c := *cfg
 	c.Items = append([]*syntax.ConfigEntry(nil), cfg.Items...)
 	key := path[0]
@@ -169,7 +222,7 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, val syntax.Expr, del 
 				continue
 			}
 			ne := *it
-			ne.Value = val
+			ne.Value = placed(text, it)
 			ne.Operation = syntax.OpOverride
 			c.Items[i] = &ne
 			continue
@@ -188,7 +241,7 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, val syntax.Expr, del 
 		}
 		found = true
 		ne := *it
-		nc := overrideConfig(inner, path[1:], val, del)
+		nc := overrideConfig(inner, path[1:], text, del)
 		if se, ok := it.Value.(*syntax.SchemaExpr); ok {
 			s2 := *se
 			s2.Config = nc
@@ -199,7 +252,7 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, val syntax.Expr, del 
 		c.Items[i] = &ne
 	}
 	if !found && !del {
-		var v syntax.Expr = val
+		v := overrideValue(text)
 		for i := len(path) - 1; i >= 1; i-- {
 			v = &syntax.ConfigExpr{Items: []*syntax.ConfigEntry{{Key: nameKey(path[i]), Value: v, Operation: syntax.OpOverride}}}
 		}

@@ -17,9 +17,20 @@ import (
 // renderDiagnostic prints an error like the official CLI: header, location,
 // the source line and the message under a caret.
 func renderDiagnostic(e *kcl.Error, workDir string) string {
+	return renderDiagnosticOnce(e, workDir, map[string]bool{})
+}
+
+// renderDiagnosticOnce is renderDiagnostic of e and the errors it carries.
+// The official diagnostics are a set and each suggestion is a diagnostic of
+// its own: a suggestion printed once (the artifacthub line of a second missing
+// package) is not printed again.
+func renderDiagnosticOnce(e *kcl.Error, workDir string, seen map[string]bool) string {
 	// The official CLI prints every run-time error as an EvaluationError.
 	code, kind := errkind.Code(e.Kind), errkind.Printed(e.Kind)
 	var b strings.Builder
+	if e.Kind == errkind.Plain {
+		return fmt.Sprintf("error[%s]: %s\n", errkind.RuntimeCode, e.Message)
+	}
 	if e.Kind == errkind.RecursiveLoad && e.File == "" {
 		// The loader's cyclic-import error reaches the official CLI as a
 		// run-time error's text, under both headers.
@@ -29,8 +40,9 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 	if e.File == "" || e.Line <= 0 {
 		b.WriteString(e.Message)
 		b.WriteString("\n")
+		writeLabels(&b, workDir, e)
 		for _, a := range e.Also {
-			b.WriteString(renderDiagnostic(a, workDir))
+			b.WriteString(renderDiagnosticOnce(a, workDir, seen))
 		}
 		return b.String()
 	}
@@ -40,24 +52,39 @@ func renderDiagnostic(e *kcl.Error, workDir string) string {
 		col = 0
 	}
 	writeSnippet(&b, workDir, e.File, e.Line, col, e.Message)
-	for _, l := range e.Labels {
-		if l.File == "" || l.Line <= 0 {
-			continue
-		}
-		writeSnippet(&b, workDir, l.File, l.Line, l.Col, l.Message)
-	}
-	if e.Note != "" {
-		fmt.Fprintf(&b, "note: %s\n", e.Note)
-	}
+	writeLabels(&b, workDir, e)
 	for _, s := range e.Suggestions {
-		fmt.Fprintf(&b, "suggestion: %s\n", s)
+		if !seen["suggestion: "+s] {
+			seen["suggestion: "+s] = true
+			fmt.Fprintf(&b, "suggestion: %s\n", s)
+		}
 	}
 	for _, a := range e.Also {
+		next := renderDiagnosticOnce(a, workDir, seen)
+		if next == "" {
+			continue
+		}
 		// The official CLI leaves two blank lines between diagnostics.
 		b.WriteString("\n\n")
-		b.WriteString(renderDiagnostic(a, workDir))
+		b.WriteString(next)
 	}
 	return b.String()
+}
+
+// writeLabels prints e's further locations and its note. A label with no
+// position (a declaration an -O spec added) is its message alone, as the
+// official CLI prints a message without a range.
+func writeLabels(b *strings.Builder, workDir string, e *kcl.Error) {
+	for _, l := range e.Labels {
+		if l.File == "" || l.Line <= 0 {
+			b.WriteString(l.Message + "\n")
+			continue
+		}
+		writeSnippet(b, workDir, l.File, l.Line, l.Col, l.Message)
+	}
+	if e.Note != "" {
+		fmt.Fprintf(b, "note: %s\n", e.Note)
+	}
 }
 
 func sourceLine(path string, n int) string {

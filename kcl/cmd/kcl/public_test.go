@@ -1,0 +1,160 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Shapes found by running the public programs (kcl-lang/examples,
+// kcl-lang/konfig, kcl-lang/kcl's test programs) as users run them. Each
+// answer is what the official kcl run 0.12.1 printed for the same files and
+// arguments (kcl-official), blank lines aside; ${DIR} is the program's folder.
+// For a missing package the add-on prints its parser's "pkgpath … not found in
+// the program" diagnostics first; the CLI prints only what follows them.
+var publicCases = []struct {
+	name  string
+	files map[string]string
+	args  []string
+	code  int
+	want  string // stdout, or stderr when code is 1
+}{{
+	name:  "an -O value is located where the value it replaces stood (examples/automation)",
+	files: map[string]string{"main.k": "schema App:\n    name: str\n    replicas: int\n\napp: App {\n    name = \"app\"\n    replicas = 1\n}\n"},
+	args:  []string{"main.k", "-O", "app.name=new_app"},
+	code:  1,
+	want: `error[E2L23]: CompileError
+ --> ${DIR}/main.k:6:5
+  |
+6 |     name = "app"
+  |     ^ name 'new_app' is not defined
+  |`,
+}, {
+	name:  "what lies inside an -O value has no position",
+	files: map[string]string{"main.k": "schema App:\n    name: str\n    replicas: int\n\napp: App {\n    name = \"app\"\n    replicas = 1\n}\n"},
+	args:  []string{"main.k", "-O", "app.replicas=[1,zz]"},
+	code:  1,
+	want: `error[E2L23]: CompileError
+name 'zz' is not defined
+error[E2G22]: TypeError
+ --> ${DIR}/main.k:7:5
+  |
+7 |     replicas = 1
+  |     ^ expected int, got [any]
+  |
+ --> ${DIR}/main.k:3:5
+  |
+3 |     replicas: int
+  |     ^ variable is defined here, its type is int, but got [any]
+  |`,
+}, {
+	name:  "a name -O adds to a file that lacks it is declared nowhere",
+	files: map[string]string{"main.k": "x = 1\n", "other.k": "y = 2\n"},
+	args:  []string{"main.k", "other.k", "-O", "y=3"},
+	code:  1,
+	want: `error[E1001]: ImmutableError
+ --> ${DIR}/other.k:1:1
+  |
+1 | y = 2
+  | ^ Can not change the value of 'y', because it was declared immutable
+  |
+The variable 'y' is declared here
+note: change the variable name to '_y' to make it mutable`,
+}, {
+	name:  "the artifacthub suggestion is printed once (crates/api/src/testdata/hello_import.k)",
+	files: map[string]string{"main.k": "import external as ext\nimport external_1 as ext_1\n\na = ext.a\na1 = ext_1.a\n"},
+	args:  []string{"main.k"},
+	code:  1,
+	want: `error[E2F04]: CannotFindModule
+ --> ${DIR}/main.k:1:1
+  |
+1 | import external as ext
+  | ^ Cannot find the module external from ${DIR}/external
+  |
+suggestion: try 'kcl mod add external' to download the missing package
+suggestion: browse more packages at 'https://artifacthub.io'
+error[E2F04]: CannotFindModule
+ --> ${DIR}/main.k:2:1
+  |
+2 | import external_1 as ext_1
+  | ^ Cannot find the module external_1 from ${DIR}/external_1
+  |
+suggestion: try 'kcl mod add external_1' to download the missing package
+error[E2G22]: TypeError
+ --> ${DIR}/main.k:4:5
+  |
+4 | a = ext.a
+  |     ^ attribute 'a' not found in 'module 'external''
+  |
+error[E2G22]: TypeError
+ --> ${DIR}/main.k:5:6
+  |
+5 | a1 = ext_1.a
+  |      ^ attribute 'a' not found in 'module 'external_1''
+  |`,
+}, {
+	name:  "an external package without a kcl.mod is none",
+	files: map[string]string{"main.k": "import foo\n\na = foo.x\n", "nomod/x.k": "x = 1\n"},
+	args:  []string{"main.k", "-E", "foo=nomod"},
+	code:  1,
+	want:  missingFoo,
+}, {
+	name:  "an external package mapped to no folder is none",
+	files: map[string]string{"main.k": "import foo\n\na = foo.x\n"},
+	args:  []string{"main.k", "-E", "foo=nowhere"},
+	code:  1,
+	want:  missingFoo,
+}, {
+	name:  "package_maps written for another work dir (crates/cmd/src/test_data/instances)",
+	files: map[string]string{"main.k": "a = 1\n", "kcl.yaml": "kcl_cli_configs:\n  package_maps:\n    foo: ./src/test_data/foo\n"},
+	args:  []string{"main.k"},
+	want:  "a: 1",
+}, {
+	name:  "a folder without KCL files",
+	files: map[string]string{"values.yaml": "a: 1\n"},
+	code:  1,
+	want:  "error[E3M38]: No input KCL files",
+}}
+
+const missingFoo = `error[E2F04]: CannotFindModule
+ --> ${DIR}/main.k:1:1
+  |
+1 | import foo
+  | ^ Cannot find the module foo from ${DIR}/foo
+  |
+suggestion: try 'kcl mod add foo' to download the missing package
+suggestion: browse more packages at 'https://artifacthub.io'
+error[E2G22]: TypeError
+ --> ${DIR}/main.k:3:5
+  |
+3 | a = foo.x
+  |     ^ attribute 'x' not found in 'module 'foo''
+  |`
+
+func TestPublicProgramShapes(t *testing.T) {
+	for _, c := range publicCases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeFiles(t, c.files)
+			code, out, errOut := runIn(t, dir, append([]string{"run"}, c.args...)...)
+			got := out
+			if c.code != 0 {
+				got = errOut
+			}
+			want := strings.ReplaceAll(c.want, "${DIR}", filepath.Clean(dir))
+			if code != c.code || nonBlank(got) != want {
+				t.Fatalf("code %d (want %d), stdout %q\nstderr:\n%s\nwant:\n%s", code, c.code, out, errOut, want)
+			}
+		})
+	}
+}
+
+// nonBlank is text without its blank lines, as the answers are written.
+func nonBlank(s string) string {
+	var kept []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "\n")
+}

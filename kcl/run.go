@@ -117,6 +117,10 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 				if !known {
 					return nil, &Error{Kind: errkind.CannotFindModule, Message: fmt.Sprintf("the external package %s of entry %s is not given (-E %s=path)", name, f, name)}
 				}
+				if _, ok := importable[name]; !ok {
+					// No package there (no kcl.mod): 0.12.1 cannot expand the entry.
+					return nil, &Error{Kind: errkind.Plain, Message: "Cannot find the kcl file, please check the file path " + f}
+				}
 				f, extName = dir+tail, name
 			}
 		}
@@ -132,7 +136,6 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		absFiles = append(absFiles, filepath.Clean(f))
 		if extName != "" {
 			entryPkgs[filepath.Clean(f)] = extName
-			importable[extName] = ext[extName]
 		}
 	}
 	// The package root is the nearest kcl.mod above the first entry, inside

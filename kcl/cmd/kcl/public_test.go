@@ -110,6 +110,12 @@ error[E2G22]: TypeError
 	args:  []string{"main.k"},
 	want:  "a: 1",
 }, {
+	name:  "an entry in an external package without a kcl.mod",
+	files: map[string]string{"nomod/x.k": "x = 1\n"},
+	args:  []string{"${foo:KCL_MOD}/x.k", "-E", "foo=nomod"},
+	code:  1,
+	want:  "error[E3M38]: Cannot find the kcl file, please check the file path ${foo:KCL_MOD}/x.k",
+}, {
 	name:  "a folder without KCL files",
 	files: map[string]string{"values.yaml": "a: 1\n"},
 	code:  1,

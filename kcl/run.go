@@ -141,9 +141,17 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	// The package root is the nearest kcl.mod above the first entry, inside
 	// the root; without one each entry file imports from its own directory.
 	modFile := false
-	if m := findModRoot(filepath.Dir(absFiles[0]), sandbox); m != "" {
+	// A folder entry is searched from itself: its own kcl.mod, if any, is
+	// the package root, not one above it.
+	first := filepath.Dir(absFiles[0])
+	fi, statErr := os.Stat(absFiles[0])
+	entryIsDir := statErr == nil && fi.IsDir()
+	if entryIsDir {
+		first = absFiles[0]
+	}
+	if m := findModRoot(first, sandbox); m != "" {
 		modRoot, modFile = m, true
-	} else if fi, err := os.Stat(absFiles[0]); err == nil && fi.IsDir() {
+	} else if entryIsDir {
 		modRoot = absFiles[0]
 	} else {
 		modRoot = filepath.Dir(absFiles[0])

@@ -15,6 +15,7 @@ import (
 var publicCases = []struct {
 	name  string
 	files map[string]string
+	in    string // the working directory below the program's folder
 	args  []string
 	code  int
 	want  string // stdout, or stderr when code is 1
@@ -116,6 +117,25 @@ error[E2G22]: TypeError
 	code:  1,
 	want:  "error[E3M38]: Cannot find the kcl file, please check the file path ${foo:KCL_MOD}/x.k",
 }, {
+	name:  "kcl run in a folder with a kcl.mod inside another's (crates/query/src/test_data/get_schema_ty/aaa)",
+	files: map[string]string{"kcl.mod": "[package]\nname = \"outer\"\n", "inner/kcl.mod": "[package]\nname = \"inner\"\n", "inner/main.k": "import bbb as b\n\nx = b.x\n"},
+	in:    "inner",
+	code:  1,
+	want: `error[E2F04]: CannotFindModule
+ --> ${DIR}/inner/main.k:1:1
+  |
+1 | import bbb as b
+  | ^ Cannot find the module bbb from ${DIR}/inner/bbb
+  |
+suggestion: try 'kcl mod add bbb' to download the missing package
+suggestion: browse more packages at 'https://artifacthub.io'
+error[E2G22]: TypeError
+ --> ${DIR}/inner/main.k:3:5
+  |
+3 | x = b.x
+  |     ^ attribute 'x' not found in 'module 'bbb''
+  |`,
+}, {
 	name:  "a folder without KCL files",
 	files: map[string]string{"values.yaml": "a: 1\n"},
 	code:  1,
@@ -141,7 +161,7 @@ func TestPublicProgramShapes(t *testing.T) {
 	for _, c := range publicCases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeFiles(t, c.files)
-			code, out, errOut := runIn(t, dir, append([]string{"run"}, c.args...)...)
+			code, out, errOut := runIn(t, filepath.Join(dir, c.in), append([]string{"run"}, c.args...)...)
 			got := out
 			if c.code != 0 {
 				got = errOut

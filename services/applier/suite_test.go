@@ -22,6 +22,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	. "github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
@@ -514,8 +515,18 @@ func createKCLRun(t testing.TB, namespace, name, source string, mutate ...func(*
 	// Failing KCLRuns retry forever; delete them after the test so that they
 	// do not keep the appliers busy during the next ones.
 	t.Cleanup(func() {
-		if err := env.Client.Delete(context.Background(), obj); err == nil {
-			request(t, namespace, name, reconcilerequest.ReasonDeleting)
+		if err := env.Client.Delete(context.Background(), obj); err != nil {
+			return
+		}
+		request(t, namespace, name, reconcilerequest.ReasonDeleting)
+		if obj.Spec.KubeConfig != nil {
+			// Its cluster may stop right after this (cleanups run last
+			// first): released now, its deletion does not retry forever
+			// against a cluster that is gone, as Flux's would.
+			NewWithT(t).Eventually(func() bool {
+				err := env.Client.Get(context.Background(), client.ObjectKeyFromObject(obj), &v1alpha1.KCLRun{})
+				return apierrors.IsNotFound(err)
+			}, "1m", "200ms").Should(BeTrue(), "KCLRun %s/%s released while its cluster runs", namespace, name)
 		}
 	})
 	return obj

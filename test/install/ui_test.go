@@ -135,6 +135,16 @@ func checkUIDeployment(t *testing.T, objs []*unstructured.Unstructured, auth str
 	host, port, err := net.SplitHostPort(addr)
 	g.Expect(err).NotTo(HaveOccurred())
 
+	// kubelet's probes reach the listener --health-address opens, whatever the auth.
+	healthAddr, _ := cmd.Flags().GetString("health-address")
+	_, healthPort, err := net.SplitHostPort(healthAddr)
+	g.Expect(err).NotTo(HaveOccurred(), "--health-address %q", healthAddr)
+	g.Expect(view.Ports).To(ContainElement(And(HaveField("Name", "healthz"), HaveField("ContainerPort", portOf(":"+healthPort)))))
+	g.Expect(view.LivenessProbe).NotTo(BeNil())
+	g.Expect(view.LivenessProbe.HTTPGet).To(HaveValue(And(HaveField("Path", "/healthz"), HaveField("Port.StrVal", "healthz"))))
+	g.Expect(view.ReadinessProbe).NotTo(BeNil())
+	g.Expect(view.ReadinessProbe.HTTPGet).To(HaveValue(And(HaveField("Path", "/readyz"), HaveField("Port.StrVal", "healthz"))))
+
 	var httpPorts []corev1.ContainerPort
 	for _, c := range pod.Containers {
 		for _, p := range c.Ports {
@@ -147,7 +157,7 @@ func checkUIDeployment(t *testing.T, objs []*unstructured.Unstructured, auth str
 	if auth == "proxy" {
 		g.Expect(host).To(Equal("127.0.0.1"), "only the proxy in the pod reaches the view")
 		g.Expect(pod.Containers).To(HaveLen(2))
-		g.Expect(view.Ports).To(BeEmpty(), "the view is not exposed beside the proxy")
+		g.Expect(view.Ports).To(ConsistOf(HaveField("Name", "healthz")), "the view's pages are not exposed beside the proxy")
 		userHeader, _ := cmd.Flags().GetString("user-header")
 		g.Expect(userHeader).To(Equal("X-Forwarded-User"))
 	} else {

@@ -14,7 +14,7 @@ import (
 )
 
 func newUICommand(g *globals) *cobra.Command {
-	var addr, auth, userHeader, groupHeader string
+	var addr, healthAddr, auth, userHeader, groupHeader string
 	cmd := &cobra.Command{
 		Use:   "ui",
 		Short: "Serve the web view of KCLRuns and image rollouts",
@@ -42,12 +42,14 @@ the browser sends. See docs/web-view.md.`,
 			defer stop()
 			return ui.Serve(ctx, ui.Options{
 				Config: cfg, Auth: ui.Auth(auth), UserHeader: userHeader, GroupHeader: groupHeader,
-				Cluster:    g.contextName(),
-				Namespaces: g.candidateNamespaces(own),
+				Cluster:       g.contextName(),
+				HealthAddress: healthAddr,
+				Namespaces:    g.candidateNamespaces(own),
 			}, addr, g.streams.Out)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "address", "127.0.0.1:9080", "the address to serve on (loopback only with --auth=kubeconfig)")
+	cmd.Flags().StringVar(&healthAddr, "health-address", "", "where to answer /healthz and /readyz (kubelet's probes in the cluster); off when empty")
 	cmd.Flags().StringVar(&auth, "auth", string(ui.AuthKubeconfig), "who the requests act as: kubeconfig (you), proxy (the user an authenticating proxy names) or token (the browser's bearer token)")
 	cmd.Flags().StringVar(&userHeader, "user-header", "X-Forwarded-User", "with --auth=proxy, the only header that names the user")
 	cmd.Flags().StringVar(&groupHeader, "group-header", "X-Forwarded-Groups", "with --auth=proxy, the only header that names the user's groups")

@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/kcl-lang/flux-kcl-controller/internal/probes"
 )
 
 // Serve listens on addr and serves the view until ctx ends, after printing its URL on out.
@@ -38,8 +40,18 @@ func Serve(ctx context.Context, opts Options, addr string, out io.Writer) error 
 		who = "with each user's bearer token"
 	}
 	fmt.Fprintf(out, "► serving the web view of %s %s on http://%s/ (Ctrl-C stops)\n", clusterName(opts.Cluster), who, l.Addr())
-	done := make(chan error, 1)
+	done := make(chan error, 2)
 	go func() { done <- hs.Serve(l) }()
+	if opts.HealthAddress != "" {
+		// Ready once the view listens: pages need no warm-up (a user's watch starts with
+		// their first request).
+		health := probes.Health(func(*http.Request) error { return nil })
+		go func() {
+			if err := probes.Serve(ctx, opts.HealthAddress, health); err != nil {
+				done <- err
+			}
+		}()
+	}
 	select {
 	case err := <-done:
 		return fmt.Errorf("serving the web view: %w", err)

@@ -77,6 +77,9 @@ type Options struct {
 	Now func() time.Time
 	// SessionIdle is how long a user's watch outlives their last request; 10 minutes when zero.
 	SessionIdle time.Duration
+	// HealthAddress, when set, is where Serve answers kubelet's /healthz and /readyz: a
+	// listener of its own, as behind the proxy the view listens on the pod's loopback.
+	HealthAddress string
 }
 
 // Server serves the web view. Its watches run until the context given to New ends.

@@ -96,7 +96,11 @@ type tenant struct {
 	seq    int
 	tag    int
 	source client.Object
+	// policy is the ImagePolicy the program follows: the tenant's own "web", or one set
+	// before newTenant that tenants share (an ImageRollout's), which the stream never flips.
 	policy *imagev1.ImagePolicy
+	// labels are added to the KCLRun's (a rollout stage's selector).
+	labels map[string]string
 	// program renders the tenant's files for a revision; nil uses the fleet's.
 	program func(revision string) map[string]string
 	// artifact, when set, publishes the tenant's artifact at path itself (crafted archives).
@@ -104,6 +108,9 @@ type tenant struct {
 }
 
 func (tn *tenant) key() string { return tn.ns + "/app" }
+
+// sharesPolicy reports whether the tenant follows an ImagePolicy of another namespace.
+func (tn *tenant) sharesPolicy() bool { return tn.policy.Namespace != tn.ns }
 
 func startFleet(t *testing.T, opts fleetOptions) *fleet {
 	t.Helper()
@@ -300,14 +307,20 @@ func (f *fleet) newTenant(ctx context.Context, tn *tenant) *tenant {
 		f.t.Fatal(err)
 	}
 	ns := tn.ns
-	if tn.policy, err = imagepolicy.Create(ctx, suite.Env.Client, ns, "web", imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: "1.0.0"}); err != nil {
-		f.t.Fatal(err)
+	if tn.policy == nil {
+		if tn.policy, err = imagepolicy.Create(ctx, suite.Env.Client, ns, "web", imagev1.ImageRef{Name: "ghcr.io/org/web", Tag: "1.0.0"}); err != nil {
+			f.t.Fatal(err)
+		}
 	}
 	if err := f.publish(ctx, tn, nil); err != nil {
 		f.t.Fatal(err)
 	}
+	labels := map[string]string{fleetLabel: f.name}
+	for k, v := range tn.labels {
+		labels[k] = v
+	}
 	run := &v1alpha1.KCLRun{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app", Labels: map[string]string{fleetLabel: f.name}},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "app", Labels: labels},
 		Spec: v1alpha1.KCLRunSpec{
 			SourceRef: v1alpha1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: "app"},
 			// A long interval: a lost request would not be covered by a periodic one.
@@ -427,7 +440,8 @@ func (f *fleet) startStream(gap time.Duration, exclude ...*tenant) *stream {
 		for i := 0; ; i++ {
 			tn := targets[i%len(targets)]
 			var err error
-			if (i/len(targets))%2 == 0 {
+			// A shared policy is flipped by the test only: a flip is a new election.
+			if (i/len(targets))%2 == 0 || tn.sharesPolicy() {
 				err = f.publish(ctx, tn, nil)
 			} else {
 				err = f.flip(ctx, tn)
@@ -533,7 +547,7 @@ func tenantConverged(ctx context.Context, tn *tenant, objects int) error {
 		return err
 	}
 	policy := &imagev1.ImagePolicy{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: tn.ns, Name: "web"}, policy); err != nil {
+	if err := c.Get(ctx, client.ObjectKeyFromObject(tn.policy), policy); err != nil {
 		return err
 	}
 	revision := src.Status.Artifact.Revision

@@ -302,7 +302,7 @@ type StageStatus struct {
 	AdmittedAt *metav1.Time `json:"admittedAt,omitempty"`
 
 	// ReadyAt is when every KCLRun of the stage was first seen Ready at the
-	// target: the bake started then.
+	// target, rounded up to the second: the bake started then.
 	// +optional
 	ReadyAt *metav1.Time `json:"readyAt,omitempty"`
 

@@ -357,8 +357,9 @@ func (rf *rolloutFleet) checkRollout(target string) {
 			}
 			if s.Name == canaryStage && s.State == v1alpha1.StageSucceeded && canaryPassed == 0 {
 				canaryPassed = st.rv
-				// metav1.Time keeps seconds: either end may have lost up to one.
-				if s.ReadyAt == nil || s.FinishedAt == nil || s.FinishedAt.Sub(s.ReadyAt.Time) < rf.bake-time.Second {
+				// readyAt is rounded up and finishedAt down (the status keeps seconds):
+				// their difference is at most the bake the canary really had.
+				if s.ReadyAt == nil || s.FinishedAt == nil || s.FinishedAt.Sub(s.ReadyAt.Time) < rf.bake {
 					t.Errorf("rv %d: stage canary passed without its %s bake: Ready at %v, finished at %v", st.rv, rf.bake, s.ReadyAt, s.FinishedAt)
 				}
 			}

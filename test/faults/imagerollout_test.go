@@ -222,15 +222,16 @@ func statesOf(stages []v1alpha1.StageStatus) string {
 	return strings.Join(s, " ")
 }
 
-// logStates logs the rollout's stages now.
-func (rf *rolloutFleet) logStates(when string) {
+// logStates logs the rollout's stages now and returns the rollout, nil if unread.
+func (rf *rolloutFleet) logStates(when string) *v1alpha1.ImageRollout {
 	rf.t.Helper()
 	ro, err := rf.get(context.Background())
 	if err != nil {
 		rf.t.Logf("%s: reading the rollout: %v", when, err)
-		return
+		return nil
 	}
 	rf.t.Logf("%s: target %s, last good %s, %s", when, ro.Status.Target.String(), ro.Status.LastGood.String(), statesOf(ro.Status.Stages))
+	return ro
 }
 
 // record watches every ConfigMap and the rollout's namespace's ImageRollouts until ctx
@@ -399,10 +400,17 @@ func (rf *rolloutFleet) checkRollout(target string) {
 type faultLogged struct {
 	fault.Fault
 	rf *rolloutFleet
+	// atInject, when set, checks the rollout as the fault is injected.
+	atInject func(*v1alpha1.ImageRollout) error
 }
 
 func (l faultLogged) Inject(ctx context.Context) error {
-	l.rf.logStates("injecting " + l.Name())
+	ro := l.rf.logStates("injecting " + l.Name())
+	if l.atInject != nil && ro != nil {
+		if err := l.atInject(ro); err != nil {
+			return err
+		}
+	}
 	return l.Fault.Inject(ctx)
 }
 

@@ -71,6 +71,13 @@ const (
 	// DependencyRefusedReason: the compiler's package-source policy refused a
 	// kcl.mod dependency (the message names the host and the flag).
 	DependencyRefusedReason = "DependencyRefused"
+	// PublishFailedReason: with spec.output.mode ExternalArtifact, the rendered
+	// objects could not be published (the storage cannot be written, the
+	// ExternalArtifact CRD is missing or its write is refused).
+	PublishFailedReason = "PublishFailed"
+	// InvalidOutputModeReason stalls a KCLRun whose spec.output.mode is
+	// neither Apply nor ExternalArtifact (a CRD older than the field lets it through).
+	InvalidOutputModeReason = "InvalidOutputMode"
 )
 
 // KCLRunSpec is the desired state of a KCLRun.
@@ -213,6 +220,46 @@ type KCLRunSpec struct {
 	// someone else, in a HelmRelease's words.
 	// +optional
 	DriftDetection *DriftDetection `json:"driftDetection,omitempty"`
+
+	// Output says what becomes of the rendered objects: applied to the
+	// cluster (Apply, the default) or published as a Flux ExternalArtifact
+	// that a Kustomization applies (ExternalArtifact).
+	// +optional
+	Output *Output `json:"output,omitempty"`
+}
+
+// Output modes of spec.output.mode.
+const (
+	// OutputApply server-side applies the objects (the default).
+	OutputApply = "Apply"
+	// OutputExternalArtifact publishes the objects as a tarball that a Flux
+	// ExternalArtifact (source.toolkit.fluxcd.io/v1) points at; nothing is
+	// applied, pruned, health checked or watched for drift.
+	OutputExternalArtifact = "ExternalArtifact"
+)
+
+// Output is what becomes of a KCLRun's rendered objects.
+type Output struct {
+	// Mode is Apply (the objects are applied, the default) or
+	// ExternalArtifact (they are published as an ExternalArtifact's
+	// artifact, for a Kustomization with sourceRef.kind ExternalArtifact).
+	// +kubebuilder:validation:Enum=Apply;ExternalArtifact
+	// +optional
+	Mode string `json:"mode,omitempty"`
+
+	// ExternalArtifact configures the ExternalArtifact of mode ExternalArtifact.
+	// +optional
+	ExternalArtifact *ExternalArtifactOutput `json:"externalArtifact,omitempty"`
+}
+
+// ExternalArtifactOutput names the ExternalArtifact a KCLRun publishes.
+type ExternalArtifactOutput struct {
+	// Name of the ExternalArtifact, in the KCLRun's namespace; defaults to
+	// the KCLRun's name.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +optional
+	Name string `json:"name,omitempty"`
 }
 
 // Drift detection modes of spec.driftDetection.mode, spelled as a HelmRelease's.
@@ -408,6 +455,11 @@ type KCLRunStatus struct {
 	// from what was last applied, as of the last check; empty when none do.
 	// +optional
 	Drift []DriftedObject `json:"drift,omitempty"`
+
+	// Artifact is, with spec.output.mode ExternalArtifact, the artifact last
+	// published: what the ExternalArtifact's status.artifact points at.
+	// +optional
+	Artifact *meta.Artifact `json:"artifact,omitempty"`
 }
 
 // KCLRunRollout is what an ImageRollout gave a KCLRun for one policy.
@@ -572,6 +624,23 @@ func (in *KCLRun) GetDriftDetectionMode() string {
 		return DriftDetectionEnabled
 	}
 	return in.Spec.DriftDetection.Mode
+}
+
+// GetOutputMode is spec.output.mode, Apply when unset.
+func (in *KCLRun) GetOutputMode() string {
+	if in.Spec.Output == nil || in.Spec.Output.Mode == "" {
+		return OutputApply
+	}
+	return in.Spec.Output.Mode
+}
+
+// GetExternalArtifactName is the ExternalArtifact that mode ExternalArtifact
+// writes: spec.output.externalArtifact.name, else the KCLRun's name.
+func (in *KCLRun) GetExternalArtifactName() string {
+	if in.Spec.Output != nil && in.Spec.Output.ExternalArtifact != nil && in.Spec.Output.ExternalArtifact.Name != "" {
+		return in.Spec.Output.ExternalArtifact.Name
+	}
+	return in.Name
 }
 
 // SourceNamespace is the namespace of the referenced source.

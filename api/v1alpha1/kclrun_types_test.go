@@ -63,3 +63,14 @@ func TestDeepCopyIsIndependent(t *testing.T) {
 		t.Error("DeepCopy shares the arguments slice")
 	}
 }
+
+func TestOutputDefaultsToApplyAndTheKCLRunsName(t *testing.T) {
+	run := &v1alpha1.KCLRun{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
+	if run.GetOutputMode() != v1alpha1.OutputApply || run.GetExternalArtifactName() != "web" {
+		t.Errorf("got mode %q name %q, want Apply and web", run.GetOutputMode(), run.GetExternalArtifactName())
+	}
+	run.Spec.Output = &v1alpha1.Output{Mode: v1alpha1.OutputExternalArtifact, ExternalArtifact: &v1alpha1.ExternalArtifactOutput{Name: "web-rendered"}}
+	if run.GetOutputMode() != v1alpha1.OutputExternalArtifact || run.GetExternalArtifactName() != "web-rendered" {
+		t.Errorf("got mode %q name %q, want ExternalArtifact and web-rendered", run.GetOutputMode(), run.GetExternalArtifactName())
+	}
+}

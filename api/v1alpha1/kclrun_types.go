@@ -56,7 +56,8 @@ const (
 	// AccessDeniedReason stalls a KCLRun whose source is in a namespace
 	// cross-namespace references may not reach (Flux's apis/acl reason).
 	AccessDeniedReason = "AccessDenied"
-	// InvalidRequestReason stalls a KCLRun the workers refuse as invalid.
+	// InvalidRequestReason stalls a KCLRun the workers refuse as invalid, or
+	// whose spec.driftDetection.mode or spec.output.mode is none of its words.
 	InvalidRequestReason = "InvalidRequest"
 	// PrunedReason is the event of the objects a deletion pruned.
 	PrunedReason = "Pruned"
@@ -75,9 +76,6 @@ const (
 	// objects could not be published (the storage cannot be written, the
 	// ExternalArtifact CRD is missing or its write is refused).
 	PublishFailedReason = "PublishFailed"
-	// InvalidOutputModeReason stalls a KCLRun whose spec.output.mode is
-	// neither Apply nor ExternalArtifact (a CRD older than the field lets it through).
-	InvalidOutputModeReason = "InvalidOutputMode"
 )
 
 // KCLRunSpec is the desired state of a KCLRun.

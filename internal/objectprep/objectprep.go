@@ -29,12 +29,18 @@ func Prepare(run *v1alpha1.KCLRun, mapper apimeta.RESTMapper, objects []*unstruc
 // Label sets spec.commonMetadata and the owner labels naming the KCLRun, the
 // labels the inventory and the prune select by.
 func Label(run *v1alpha1.KCLRun, objects []*unstructured.Unstructured) {
-	if cm := run.Spec.CommonMetadata; cm != nil {
-		ssautils.SetCommonMetadata(objects, cm.Labels, cm.Annotations)
-	}
+	Common(run, objects)
 	// SetOwnerLabels reads only the owner's group: no client is needed.
 	ssa.NewResourceManager(nil, nil, ssa.Owner{Group: v1alpha1.GroupVersion.Group}).
 		SetOwnerLabels(objects, run.Name, run.Namespace)
+}
+
+// Common sets spec.commonMetadata alone: what a KCLRun publishes as an
+// ExternalArtifact carries no owner labels, kustomize-controller adds its own.
+func Common(run *v1alpha1.KCLRun, objects []*unstructured.Unstructured) {
+	if cm := run.Spec.CommonMetadata; cm != nil {
+		ssautils.SetCommonMetadata(objects, cm.Labels, cm.Annotations)
+	}
 }
 
 // Normalize puts namespaced objects in a namespace and takes it off

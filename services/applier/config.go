@@ -80,6 +80,20 @@ type Config struct {
 	// objects of every shard).
 	WatchLabelSelector string
 
+	// StoragePath is the folder of the artifacts that KCLRuns in mode
+	// ExternalArtifact publish; empty disables publishing (such KCLRuns
+	// are not Ready, PublishFailed).
+	StoragePath string
+	// StorageAddr serves StoragePath over HTTP, as source-controller's --storage-addr.
+	StorageAddr string
+	// StorageAdvAddr is host:port in the published artifacts' URLs (the
+	// Service in front of the applier); empty uses the listener's address,
+	// the host name for an unspecified host.
+	StorageAdvAddr string
+	// ArtifactRetentionRecords is how many artifacts are kept per
+	// ExternalArtifact, the current one included.
+	ArtifactRetentionRecords int
+
 	// OverrideManagers are field managers whose fields every apply takes
 	// over (Flux's --override-manager); the default takes over the original
 	// controller's objects.
@@ -102,6 +116,9 @@ func DefaultConfig() Config {
 		InstanceName:        host,
 		ProgressStatusDelay: 2 * time.Second,
 		OverrideManagers:    []string{LegacyFieldManager},
+
+		StorageAddr:              ":9090",
+		ArtifactRetentionRecords: 2,
 	}
 }
 
@@ -127,5 +144,9 @@ func (c *Config) BindFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&c.OverrideManagers, "override-manager", d.OverrideManagers, "Field manager disallowed to perform changes on managed resources: every apply takes over its fields (repeat the flag or give a comma-separated list).")
 	shard.BindFlag(fs, &c.Shard)
 	fs.StringVar(&c.WatchLabelSelector, "watch-label-selector", d.WatchLabelSelector, "Reconcile only the KCLRuns matching this label selector (sharding; give the watcher the same).")
+	fs.StringVar(&c.StoragePath, "storage-path", d.StoragePath, "The local storage path of the artifacts KCLRuns with spec.output.mode ExternalArtifact publish; empty disables publishing.")
+	fs.StringVar(&c.StorageAddr, "storage-addr", d.StorageAddr, "The address the static file server serving the published artifacts binds to (with --storage-path).")
+	fs.StringVar(&c.StorageAdvAddr, "storage-adv-addr", d.StorageAdvAddr, "The advertised address of the static file server, host:port in the artifacts' URLs (the applier's Service); empty uses the host name and the port of --storage-addr.")
+	fs.IntVar(&c.ArtifactRetentionRecords, "artifact-retention-records", d.ArtifactRetentionRecords, "The maximum number of artifacts kept per ExternalArtifact, the current one included.")
 	fs.DurationVar(&c.ProgressStatusDelay, "progress-status-delay", d.ProgressStatusDelay, "How long a reconcile runs before its status shows Reconciling; faster reconciles write only their verdict. 0 writes the progress at once.")
 }

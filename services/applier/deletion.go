@@ -51,6 +51,7 @@ func (s *Service) finalize(ctx context.Context, obj *v1alpha1.KCLRun, delivered 
 			}
 		}
 	}
+	s.unpublish(ctx, obj)
 	orig := obj.DeepCopy()
 	controllerutil.RemoveFinalizer(obj, v1alpha1.KCLRunFinalizer)
 	controllerutil.RemoveFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer)

@@ -25,7 +25,7 @@ const (
 	failureTransient           failureKind = "transient"
 	failureAPIServerDown       failureKind = "apiserver unavailable"
 	failureInvalidExpression   failureKind = "invalid CEL expression"
-	failureInvalidDriftMode    failureKind = "invalid drift detection mode"
+	failureInvalidMode         failureKind = "invalid drift detection or output mode"
 	failureSourceAccessDenied  failureKind = "source access denied"
 	failureSourceNotReady      failureKind = "source not ready"
 	failureDependencyNotReady  failureKind = "dependency not ready"
@@ -42,6 +42,7 @@ const (
 	failureHealthCheck         failureKind = "health check"
 	failureHealthCheckCanceled failureKind = "health check canceled"
 	failureDeletion            failureKind = "deletion"
+	failurePublish             failureKind = "publish"
 )
 
 // retryPolicy is when a failed KCLRun is reconciled again.
@@ -91,7 +92,7 @@ var failureTable = map[failureKind]failureRule{
 	failureTransient:           {reason: v1alpha1.ReconciliationFailed, retry: retryBackoff},
 	failureAPIServerDown:       {reason: v1alpha1.ReconciliationFailed, retry: retryWhenBack},
 	failureInvalidExpression:   {reason: v1alpha1.InvalidCELExpressionReason, retry: retryOnChange},
-	failureInvalidDriftMode:    {reason: v1alpha1.InvalidRequestReason, retry: retryOnChange},
+	failureInvalidMode:         {reason: v1alpha1.InvalidRequestReason, retry: retryOnChange},
 	failureSourceAccessDenied:  {reason: v1alpha1.AccessDeniedReason, retry: retryOnChange},
 	failureSourceNotReady:      {reason: v1alpha1.ArtifactFailedReason, retry: retryDependency, event: eventNone},
 	failureDependencyNotReady:  {reason: v1alpha1.DependencyNotReadyReason, retry: retryDependency, event: eventNone},
@@ -108,6 +109,9 @@ var failureTable = map[failureKind]failureRule{
 	failureHealthCheck:         {reason: v1alpha1.HealthCheckFailedReason, retry: retryInterval, alsoFalse: meta.HealthyCondition},
 	failureHealthCheckCanceled: {reason: v1alpha1.HealthCheckCanceledReason, retry: retrySoon, event: eventInfo},
 	failureDeletion:            {reason: v1alpha1.PruneFailedReason, retry: retryBackoff, noCondition: true},
+	// Storage, CRD and RBAC are fixed by an operator, not by retrying at once:
+	// the retry interval keeps it to one warning per attempt.
+	failurePublish: {reason: v1alpha1.PublishFailedReason, retry: retryInterval},
 }
 
 // The typed errors of the reconcile stages that have no error type of their
@@ -152,6 +156,8 @@ func classify(err error) failureKind {
 		canceled   *healthCheckCanceledError
 		invalidCEL *invalidExpressionError
 		driftMode  *driftModeError
+		outputMode *outputModeError
+		publish    *publishError
 		denied     *accessDeniedError
 		notReady   *sourceNotReadyError
 		depWait    *dependencyNotReadyError
@@ -173,8 +179,10 @@ func classify(err error) failureKind {
 		return failureHealthCheckCanceled
 	case errors.As(err, &invalidCEL):
 		return failureInvalidExpression
-	case errors.As(err, &driftMode):
-		return failureInvalidDriftMode
+	case errors.As(err, &driftMode), errors.As(err, &outputMode):
+		return failureInvalidMode
+	case errors.As(err, &publish):
+		return failurePublish
 	case errors.As(err, &denied):
 		return failureSourceAccessDenied
 	case errors.As(err, &notReady):

@@ -9,6 +9,7 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	"github.com/fluxcd/pkg/runtime/conditions"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -63,7 +64,13 @@ func TestFailureTable(t *testing.T) {
 		"artifact unavailable": {&artifactError{msg: "digest mismatch"},
 			want{failureArtifactUnavailable, v1alpha1.ArtifactFailedReason, ResultFailed, backoffRetry, eventWarning, false, ""}},
 		"unknown drift detection mode": {&driftModeError{"audit"},
-			want{failureInvalidDriftMode, v1alpha1.InvalidRequestReason, ResultStalled, 0, eventWarning, true, ""}},
+			want{failureInvalidMode, v1alpha1.InvalidRequestReason, ResultStalled, 0, eventWarning, true, ""}},
+		"publish: ExternalArtifact CRD missing": {&publishError{externalArtifactError("a", "b", &apimeta.NoKindMatchError{GroupKind: schema.GroupKind{Group: "source.toolkit.fluxcd.io", Kind: "ExternalArtifact"}})},
+			want{failurePublish, v1alpha1.PublishFailedReason, ResultFailed, 0, eventWarning, false, ""}},
+		"unknown output mode": {&outputModeError{"Print"},
+			want{failureInvalidMode, v1alpha1.InvalidRequestReason, ResultStalled, 0, eventWarning, true, ""}},
+		"publish: storage read-only": {&publishError{&storageError{dir: "/data/externalartifact/a/b", err: errors.New("read-only file system")}},
+			want{failurePublish, v1alpha1.PublishFailedReason, ResultFailed, 0, eventWarning, false, ""}},
 		"worker refused the request": {&specError{"bad path"},
 			want{failureRequestRefused, v1alpha1.InvalidRequestReason, ResultStalled, 0, eventWarning, true, ""}},
 		"cluster setup": {&clusterSetupError{errors.New("no kubeconfig")},
@@ -124,10 +131,10 @@ func TestFailureTable(t *testing.T) {
 
 // Every kind has a rule, and a deletion failure only sends its event.
 func TestFailureTableIsComplete(t *testing.T) {
-	kinds := []failureKind{failureTransient, failureAPIServerDown, failureInvalidExpression, failureInvalidDriftMode, failureSourceAccessDenied, failureSourceNotReady,
+	kinds := []failureKind{failureTransient, failureAPIServerDown, failureInvalidExpression, failureInvalidMode, failureSourceAccessDenied, failureSourceNotReady,
 		failureDependencyNotReady, failureArgumentsNotFound, failureImagePolicyHeld, failureProgram, failureDependencyRefused,
 		failureArtifactRefused, failureArtifactUnavailable, failureRequestRefused, failureClusterSetup, failureApplyRefused,
-		failurePrune, failureHealthCheck, failureHealthCheckCanceled, failureDeletion}
+		failurePrune, failureHealthCheck, failureHealthCheckCanceled, failureDeletion, failurePublish}
 	if len(kinds) != len(failureTable) {
 		t.Errorf("%d kinds listed, %d in the table", len(kinds), len(failureTable))
 	}

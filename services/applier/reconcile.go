@@ -29,7 +29,10 @@ import (
 
 // Results of a reconcile, as reported to hooks and metrics.
 const (
-	ResultApplied   = "applied"
+	ResultApplied = "applied"
+	// ResultPublished: spec.output.mode ExternalArtifact, the objects were
+	// published, not applied.
+	ResultPublished = "published"
 	ResultNoOp      = "noop"
 	ResultFailed    = "failed"
 	ResultStalled   = "stalled"
@@ -132,7 +135,7 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 	} else if out.Result != ResultNoOp {
 		s.dropFingerprint(ctx, key)
 	}
-	if out.Result == ResultApplied && len(out.Changes) > 0 {
+	if (out.Result == ResultApplied || out.Result == ResultPublished) && len(out.Changes) > 0 {
 		s.events.record(obj, out.revision, true, v1alpha1.ReconciliationSucceeded, changeSummary(out.Changes))
 	}
 	if conditions.IsReady(obj) && (!wasReady || obj.Status.LastAppliedRevision != applied || observed != obj.Generation) {
@@ -156,6 +159,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	if err := validateDriftMode(obj); err != nil {
 		return s.fail(obj, err, delivered, "")
 	}
+	if err := validateOutputMode(obj); err != nil {
+		return s.fail(obj, err, delivered, "")
+	}
 	artifact, err := s.sourceArtifact(ctx, obj)
 	if err != nil {
 		return s.fail(obj, err, delivered, "")
@@ -176,7 +182,7 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 		return s.fail(obj, err, delivered, "")
 	}
 	fp := fingerprint(obj, artifact, argsDigest, known)
-	if given.sameImages(obj.Status.ImageRollouts) && s.isNoOp(ctx, obj, req, revision, fp) {
+	if given.sameImages(obj.Status.ImageRollouts) && s.published(obj) && s.isNoOp(ctx, obj, req, revision, fp) {
 		// A new target held back changes the status only (heldBack).
 		obj.Status.ImageRollouts = given.inOrder(obj.Status.ImagePolicies)
 		return Outcome{Result: ResultNoOp, revision: revision}
@@ -213,7 +219,8 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	}
 
 	// warn corrects nothing: the inputs last applied are dry-run, not applied again.
-	checkOnly := obj.GetDriftDetectionMode() == v1alpha1.DriftDetectionWarn && s.inputsApplied(ctx, obj, revision, fp)
+	publishing := obj.GetOutputMode() == v1alpha1.OutputExternalArtifact
+	checkOnly := !publishing && obj.GetDriftDetectionMode() == v1alpha1.DriftDetectionWarn && s.inputsApplied(ctx, obj, revision, fp)
 
 	objects, digest, err := s.compile(ctx, obj, artifact, args, resolved.substitutions)
 	if err != nil {
@@ -233,6 +240,9 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	}
 	if err := objectprep.Normalize(obj, cluster.mapper, objects); err != nil {
 		return s.fail(obj, &clusterSetupError{err}, delivered, revision)
+	}
+	if publishing {
+		return s.publishRun(ctx, cluster, obj, objects, revision, fp, resolved.images, delivered)
 	}
 	if checkOnly && digest == latestDigest(obj) {
 		drifted, err := s.findDrift(ctx, cluster, obj, objects)

@@ -96,6 +96,9 @@ type Service struct {
 	outage *apiserveroutage.Gate
 	// rollouts are the ImageRollouts, read by the markers they govern.
 	rollouts *imageRollouts
+	// storage holds what KCLRuns in mode ExternalArtifact publish; nil
+	// without --storage-path.
+	storage *artifactStorage
 
 	ready sync.Once
 	isUp  chan struct{}
@@ -108,6 +111,9 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	}
 	if cfg.LeaseTTL < 3*time.Second {
 		return nil, fmt.Errorf("--lease-ttl must be at least 3s, got %s", cfg.LeaseTTL)
+	}
+	if cfg.StoragePath != "" && cfg.ArtifactRetentionRecords < 1 {
+		return nil, fmt.Errorf("--artifact-retention-records must be at least 1, got %d", cfg.ArtifactRetentionRecords)
 	}
 	if err := cfg.Shard.Validate(); err != nil {
 		return nil, fmt.Errorf("--shard: %w", err)
@@ -158,6 +164,11 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		compiler: deps.Compiler, resolver: deps.Resolver, hooks: deps.Hooks, selector: selector,
 		publisher: reconcilerequest.NewPublisher(js, cfg.Shard),
 		isUp:      make(chan struct{}),
+	}
+	if cfg.StoragePath != "" {
+		// Not created here: a folder that cannot be written fails the
+		// KCLRuns that publish (PublishFailed, naming it), not the applier.
+		s.storage = &artifactStorage{root: cfg.StoragePath, retention: cfg.ArtifactRetentionRecords}
 	}
 	for gate, on := range cfg.FeatureGates {
 		if gate != FeatureGateObjectLevelWorkloadIdentity {
@@ -225,6 +236,20 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 
 	s.serveHTTP(ctx, &wg)
+	if s.storage != nil {
+		// Before the first reconcile: a published URL names the listener.
+		l, err := s.storage.listen(s.cfg.StorageAddr, s.cfg.StorageAdvAddr)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.storage.serve(ctx, l); err != nil {
+				s.log.Error(err, "artifact server failed", "addr", s.cfg.StorageAddr)
+			}
+		}()
+	}
 	s.events.start(ctx, &wg)
 	if s.drift != nil {
 		wg.Add(1)

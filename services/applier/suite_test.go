@@ -56,6 +56,8 @@ var (
 	// metrics is the registry of the package's applier.
 	metrics = prometheus.NewRegistry()
 	events  = newEventSink()
+	// storageDir is the appliers' --storage-path (spec.output.mode ExternalArtifact).
+	storageDir string
 )
 
 // maxArtifactBytes is the compiler's artifact size limit in these tests.
@@ -80,6 +82,11 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer nats.Shutdown()
+	if storageDir, err = os.MkdirTemp("", "applier-storage-"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer func() { _ = os.RemoveAll(storageDir) }()
 	if artifacts, err = artifactserver.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -165,6 +172,8 @@ func startApplierWith(ctx context.Context, name, eventsAddr string, reg promethe
 	cfg.MaxBackoff = 4 * time.Second
 	cfg.LeaseTTL = 6 * time.Second
 	cfg.FeatureGates = map[string]bool{applier.FeatureGateObjectLevelWorkloadIdentity: true}
+	// Every replica publishes into one folder, as onto a shared volume.
+	cfg.StoragePath, cfg.StorageAddr = storageDir, "127.0.0.1:0"
 	restCfg := rest.CopyConfig(env.Config)
 	restCfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return refusedStatus.wrap(writes.wrap(requests.wrap(rt)))

@@ -1,0 +1,226 @@
+//go:build linux
+
+package applier_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	eventv1 "github.com/fluxcd/pkg/apis/event/v1"
+	"github.com/fluxcd/pkg/apis/meta"
+	sourcev1 "github.com/fluxcd/source-controller/api/v1"
+	. "github.com/onsi/gomega"
+	"golang.org/x/sys/unix"
+	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
+	"github.com/kcl-lang/flux-kcl-controller/services/applier"
+)
+
+func publishAs(name string) func(*v1alpha1.KCLRun) {
+	return func(k *v1alpha1.KCLRun) {
+		k.Spec.Output = &v1alpha1.Output{
+			Mode:             v1alpha1.OutputExternalArtifact,
+			ExternalArtifact: &v1alpha1.ExternalArtifactOutput{Name: name},
+		}
+	}
+}
+
+// download fetches an artifact's URL as kustomize-controller would.
+func download(g Gomega, a *meta.Artifact) []byte {
+	resp, err := http.Get(a.URL)
+	g.Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = resp.Body.Close() }()
+	g.Expect(resp.StatusCode).To(Equal(http.StatusOK), a.URL)
+	data, err := io.ReadAll(resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
+	return data
+}
+
+func sha256Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// untar returns the files of a tar.gz by name.
+func untar(g Gomega, data []byte) map[string]string {
+	gz, err := gzip.NewReader(bytes.NewReader(data))
+	g.Expect(err).NotTo(HaveOccurred())
+	tr := tar.NewReader(gz)
+	files := map[string]string{}
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		g.Expect(err).NotTo(HaveOccurred())
+		body, err := io.ReadAll(tr)
+		g.Expect(err).NotTo(HaveOccurred())
+		files[hdr.Name] = string(body)
+	}
+	return files
+}
+
+func getExternalArtifact(g Gomega, namespace, name string) *sourcev1.ExternalArtifact {
+	ea := &sourcev1.ExternalArtifact{}
+	g.Expect(env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, ea)).To(Succeed())
+	return ea
+}
+
+// fsImmutableFlag is FS_IMMUTABLE_FL of linux/fs.h, which x/sys/unix does not name.
+const fsImmutableFlag = 0x10
+
+// makeImmutable stops every write into dir, even root's (chmod does not), as
+// a read-only volume would; undone at cleanup.
+func makeImmutable(t *testing.T, dir string) {
+	t.Helper()
+	set := func(on bool) error {
+		f, err := os.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = f.Close() }()
+		flags, err := unix.IoctlGetUint32(int(f.Fd()), unix.FS_IOC_GETFLAGS)
+		if err != nil {
+			return err
+		}
+		if on {
+			flags |= fsImmutableFlag
+		} else {
+			flags &^= fsImmutableFlag
+		}
+		return unix.IoctlSetPointerInt(int(f.Fd()), unix.FS_IOC_SETFLAGS, int(flags))
+	}
+	if os.Geteuid() != 0 {
+		if err := os.Chmod(dir, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
+		return
+	}
+	if err := set(true); err != nil {
+		t.Skipf("cannot make %s immutable here: %v", dir, err)
+	}
+	t.Cleanup(func() { _ = set(false) })
+}
+
+// spec.output.mode ExternalArtifact: nothing is applied; the objects, as the applier
+// would apply them without its owner labels, are served as a tar.gz whose sha256 is the
+// ExternalArtifact's status.artifact.digest. The same revision keeps the digest (and
+// writes nothing), a new revision moves it; a storage that cannot be written leaves the
+// KCLRun Ready=False PublishFailed naming the folder, sends one warning, and keeps the
+// previous artifact served.
+func TestExternalArtifactOutput(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	first := publishProgram(t, ns, "app", webApp(2, true))
+	createKCLRun(t, ns, "web", "app", publishAs("web-rendered"), func(k *v1alpha1.KCLRun) {
+		k.Spec.CommonMetadata = &v1alpha1.CommonMetadata{Labels: map[string]string{"team": "web"}}
+	})
+	obj := readyAt(t, ns, "web", first.Revision)
+	g.Expect(readyCondition(obj).Message).To(Equal("Published revision: " + first.Revision + " as ExternalArtifact " + ns + "/web-rendered"))
+	g.Expect(obj.Status.Inventory).To(Or(BeNil(), HaveField("Entries", BeEmpty())))
+	g.Expect(apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &appsv1.Deployment{}))).
+		To(BeTrue(), "mode ExternalArtifact applies nothing")
+
+	ea := getExternalArtifact(g, ns, "web-rendered")
+	g.Expect(ea.Spec.SourceRef).To(Equal(&meta.NamespacedObjectKindReference{
+		APIVersion: v1alpha1.GroupVersion.String(), Kind: v1alpha1.KCLRunKind, Name: "web", Namespace: ns}))
+	g.Expect(metav1.IsControlledBy(ea, obj)).To(BeTrue())
+	g.Expect(apimeta.IsStatusConditionTrue(ea.Status.Conditions, meta.ReadyCondition)).To(BeTrue())
+	g.Expect(ea.Status.Artifact).To(Equal(obj.Status.Artifact))
+	published := ea.Status.Artifact
+	g.Expect(published.Revision).To(Equal(first.Revision))
+	g.Expect(published.Path).To(Equal("externalartifact/" + ns + "/web-rendered/" + published.Digest[len("sha256:"):] + ".tar.gz"))
+	data := download(g, published)
+	g.Expect(sha256Digest(data)).To(Equal(published.Digest))
+	g.Expect(published.Size).To(HaveValue(BeEquivalentTo(len(data))))
+
+	files := untar(g, data)
+	g.Expect(files).To(HaveLen(1))
+	g.Expect(files).To(HaveKey("kclrun.yaml"))
+	var kinds []string
+	for _, doc := range bytes.Split([]byte(files["kclrun.yaml"]), []byte("---\n")) {
+		if len(bytes.TrimSpace(doc)) == 0 {
+			continue
+		}
+		var o metav1.PartialObjectMetadata
+		g.Expect(yaml.Unmarshal(doc, &o)).To(Succeed())
+		kinds = append(kinds, o.Kind)
+		g.Expect(o.Namespace).To(Equal(ns), "namespaced as the applier would apply them")
+		g.Expect(o.Labels).To(Equal(map[string]string{"team": "web"}), "commonMetadata, no owner labels")
+	}
+	g.Expect(kinds).To(Equal([]string{"Service", "Deployment"}), "in the applier's order")
+
+	// The same revision reconciled again (a full check, not a no-op): same digest, same
+	// time, and the ExternalArtifact is not written.
+	waitQuiet(t, ns+"/web")
+	requestedAt := time.Now().Format(time.RFC3339Nano)
+	patch := client.MergeFrom(obj.DeepCopy())
+	obj.Annotations = map[string]string{meta.ReconcileRequestAnnotation: requestedAt}
+	g.Expect(env.Client.Patch(ctx, obj, patch)).To(Succeed())
+	request(t, ns, "web", reconcilerequest.ReasonRequested)
+	g.Eventually(func(g Gomega) {
+		g.Expect(getKCLRun(g, ns, "web").Status.LastHandledReconcileAt).To(Equal(requestedAt))
+	}, "1m", "200ms").Should(Succeed())
+	g.Expect(tracker.last(ns+"/web").Result).To(Equal(applier.ResultPublished))
+	again := getExternalArtifact(g, ns, "web-rendered")
+	g.Expect(again.Status.Artifact).To(Equal(published))
+	g.Expect(again.ResourceVersion).To(Equal(ea.ResourceVersion))
+
+	// A new revision moves the digest; the previous file is kept (retention 2).
+	second := publishProgram(t, ns, "app", webApp(3, true))
+	request(t, ns, "web", reconcilerequest.ReasonSourceChanged)
+	obj = readyAt(t, ns, "web", second.Revision)
+	moved := getExternalArtifact(g, ns, "web-rendered").Status.Artifact
+	g.Expect(moved.Digest).NotTo(Equal(published.Digest))
+	g.Expect(moved.Revision).To(Equal(second.Revision))
+	g.Expect(obj.Status.Artifact).To(Equal(moved))
+	g.Expect(sha256Digest(download(g, moved))).To(Equal(moved.Digest))
+	g.Eventually(func() []eventv1.Event { return eventsWithReason(ns, "web", v1alpha1.ReconciliationSucceeded) }, "30s").Should(
+		ContainElement(HaveField("Message", ContainSubstring("ExternalArtifact/"+ns+"/web-rendered "+moved.Digest+" published"))))
+
+	// The storage folder cannot be written: not Ready, the folder named, one warning,
+	// and kustomize-controller keeps fetching the last good artifact.
+	dir := filepath.Join(storageDir, "externalartifact", ns, "web-rendered")
+	makeImmutable(t, dir)
+	third := publishProgram(t, ns, "app", webApp(4, true))
+	request(t, ns, "web", reconcilerequest.ReasonSourceChanged)
+	g.Eventually(func(g Gomega) {
+		obj = getKCLRun(g, ns, "web")
+		ready := readyCondition(obj)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(ready.Reason).To(Equal(v1alpha1.PublishFailedReason))
+		g.Expect(ready.Message).To(ContainSubstring("storage folder " + dir + " cannot be written"))
+		g.Expect(obj.Status.LastAttemptedRevision).To(Equal(third.Revision))
+	}, "1m", "200ms").Should(Succeed())
+	g.Expect(obj.Status.LastAppliedRevision).To(Equal(second.Revision))
+	g.Expect(obj.Status.Artifact).To(Equal(moved))
+	g.Eventually(func() []eventv1.Event { return eventsWithReason(ns, "web", v1alpha1.PublishFailedReason) }, "30s").Should(
+		ConsistOf(And(HaveField("Severity", eventv1.EventSeverityError), HaveField("Message", ContainSubstring(dir)))))
+	g.Expect(getExternalArtifact(g, ns, "web-rendered").Status.Artifact).To(Equal(moved))
+	g.Expect(sha256Digest(download(g, moved))).To(Equal(moved.Digest))
+	// Nothing retries before spec.retryInterval: the warning stays one.
+	waitQuiet(t, ns+"/web")
+	g.Expect(eventsWithReason(ns, "web", v1alpha1.PublishFailedReason)).To(HaveLen(1))
+	assertNoOverlap(t)
+}

@@ -172,3 +172,36 @@ matches, by default those labelled sharding.fluxcd.io/key=<name> as in Flux's sh
 {{- end }}
 {{- toJson $out }}
 {{- end -}}
+
+{{/* The applier's artifact storage flags (spec.output.mode ExternalArtifact), for the
+Deployment app (its Service has the same name). */}}
+{{- define "fkc.artifactStorageArgs" -}}
+{{- if .root.Values.artifactStorage.enabled }}
+- --storage-path=/storage
+- --storage-addr=:9090
+- --storage-adv-addr={{ .app }}.{{ .root.Release.Namespace }}.svc.cluster.local.
+- --artifact-retention-records={{ .root.Values.artifactStorage.retentionRecords }}
+{{- end }}
+{{- end }}
+
+{{/* The Service in front of the artifact storage of the Deployment app. */}}
+{{- define "fkc.artifactStorageService" -}}
+{{- if .root.Values.artifactStorage.enabled }}
+---
+# The artifacts of KCLRuns with spec.output.mode ExternalArtifact, as source-controller serves
+# its own: kustomize-controller fetches status.artifact.url of the ExternalArtifact.
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .app }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    app.kubernetes.io/name: {{ .app }}
+    {{- include "fkc.labels" .root | nindent 4 }}
+spec:
+  selector:
+    app.kubernetes.io/name: {{ .app }}
+  ports:
+    - {name: http, port: 80, targetPort: http}
+{{- end }}
+{{- end }}

@@ -48,6 +48,7 @@ func run() error {
 	fs.IntVar(&opts.SourceChanges, "source-changes", opts.SourceChanges, "Sources given a new revision one after the other.")
 	fs.IntVar(&opts.Burst, "burst", opts.Burst, "KCLRuns one namespace changes at once (one shared source) beside a quiet tenant's one change; 0 skips the burst scenario.")
 	fs.IntVar(&opts.BurstRounds, "burst-rounds", opts.BurstRounds, "Bursts measured, one quiet change each (p50/p99 over them).")
+	fs.BoolVar(&opts.Rollout, "rollout", opts.Rollout, "ImageRollout scenario: every tenant's program also follows one shared ImagePolicy, which an ImageRollout (stages 1% canary, 9% early, the rest by KCLRun label, bake 0) governs through every KCL first sync; the first round elects a new image and measures the waves.")
 	fs.DurationVar(&opts.SteadyWindow, "steady-window", opts.SteadyWindow, "Quiet window measured; 0 skips it.")
 	fs.IntSliceVar(&opts.ScaleOutWorkers, "scaleout-workers", opts.ScaleOutWorkers, "Compiler worker counts compared; 0 skips the scale-out.")
 	fs.IntVar(&opts.ScaleOutCompiles, "scaleout-compiles", opts.ScaleOutCompiles, "Distinct programs compiled per worker count and round.")

@@ -58,6 +58,12 @@ type Options struct {
 	Burst int
 	// BurstRounds is how many bursts are measured, one quiet change each.
 	BurstRounds int
+	// Rollout gives every tenant's program a second container following one
+	// shared ImagePolicy, which an ImageRollout stages over the KCLRuns by
+	// label (1 % canary, 9 % early, the rest; bake 0) and which exists
+	// through every KCL first sync; the first round then elects a new image
+	// and follows the waves (report.Rollout).
+	Rollout bool
 	// SteadyWindow is the quiet window measured; 0 skips it.
 	SteadyWindow time.Duration
 
@@ -172,6 +178,9 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	if opts.FirstSyncRounds < 1 || opts.Kubeconfig != "" {
 		opts.FirstSyncRounds = 1 // an existing cluster cannot be made fresh again
+	}
+	if opts.Rollout && slices.ContainsFunc(opts.Sizes, func(n int) bool { return n < minRolloutSize }) {
+		return nil, fmt.Errorf("the rollout scenario needs at least %d KCLRuns, one a stage", minRolloutSize)
 	}
 	if opts.ChangeTimeout == 0 {
 		opts.ChangeTimeout = time.Minute

@@ -43,7 +43,8 @@ func TestMain(m *testing.M) {
 }
 
 // TestSmoke runs the whole driver small (20 KCLRuns, the controller and compiler workers in
-// this process) so it cannot rot: everything converges and the report and charts are written.
+// this process), the ImageRollout scenario included, so it cannot rot: everything converges
+// and the report and charts are written.
 // It asserts no speed; make loadtest measures.
 func TestSmoke(t *testing.T) {
 	if testing.Short() {
@@ -56,6 +57,7 @@ func TestSmoke(t *testing.T) {
 	opts.Mode = driver.ModeInProcess
 	opts.PolicyChanges, opts.SourceChanges = 5, 5
 	opts.Burst, opts.BurstRounds = 20, 2
+	opts.Rollout = true
 	opts.SteadyWindow = 2 * time.Second
 	opts.ScaleOutWorkers, opts.ScaleOutCompiles, opts.ScaleOutInProcess = []int{1, 2}, 16, true
 	opts.Faults, opts.FaultOutage, opts.FaultChanges = []string{driver.FaultArtifactServer}, time.Second, 3
@@ -89,6 +91,18 @@ func TestSmoke(t *testing.T) {
 			if k.Reported != k.Count || k.Count == 0 {
 				t.Errorf("bad input %s: %d of %d reported %s; last %s: %s", k.Name, k.Reported, k.Count, k.WantReason, k.Reason, k.Message)
 			}
+		}
+	}
+	if ro := s.Rollout; ro == nil || !ro.Converged {
+		t.Errorf("rollout: %+v, want the election rolled out to every stage", ro)
+	} else {
+		for _, st := range ro.Stages {
+			if st.KCLRuns == 0 || st.Ready != st.KCLRuns || st.Applied != st.KCLRuns {
+				t.Errorf("rollout stage %s: %d applied, %d Ready of %d KCLRuns", st.Name, st.Applied, st.Ready, st.KCLRuns)
+			}
+		}
+		if len(ro.CanaryApplied.Samples) != ro.Stages[0].KCLRuns {
+			t.Errorf("rollout: %d canary applies seen, want %d", len(ro.CanaryApplied.Samples), ro.Stages[0].KCLRuns)
 		}
 	}
 	if s.Steady == nil || len(s.Memory) == 0 {

@@ -94,7 +94,7 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 	n := size.N
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ts := tenants(tenant.KCL, n)
+	ts := d.sideTenants(tenant.KCL, n)
 	d.logf("N=%d: preparing %d KCL tenants", n, n)
 	if err := parallel(ctx, n, func(ctx context.Context, i int) error { return d.prepareTenant(ctx, cl.client, ts[i]) }); err != nil {
 		return report.FirstSync{}, err
@@ -102,6 +102,17 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 	tracker := newReadyTracker(n)
 	if err := watchRunners(ctx, cl.cfg, kclRunResource, tracker); err != nil {
 		return report.FirstSync{}, err
+	}
+	var rollouts *rolloutTracker
+	if d.opts.Rollout {
+		d.logf("N=%d: creating the shared ImagePolicy and its ImageRollout (stages %v)", n, rolloutStages)
+		if err := prepareRollout(ctx, cl.client); err != nil {
+			return report.FirstSync{}, err
+		}
+		rollouts = newRolloutTracker(ts)
+		if err := watchRollout(ctx, cl.cfg, rollouts); err != nil {
+			return report.FirstSync{}, err
+		}
 	}
 	images, revisions := newChangeWaiter(), newChangeWaiter()
 	if err := watchObjects(ctx, cl.cfg, images, revisions); err != nil {
@@ -121,6 +132,7 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 	}
 	stopAPIProfile := d.startAPIServerProfile(ctx, cl, fmt.Sprintf("cpu-kube-apiserver-kcl-first-sync-%d.pprof", n))
 	fs, err := d.firstSync(ctx, cl, ctrl, ts, tracker)
+	firstSyncEnd := time.Now()
 	stopAPIProfile()
 	stopProfile()
 	if err != nil {
@@ -145,6 +157,15 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 		return fs, err
 	}
 	d.logf("N=%d: new revision → ConfigMap p50 %.0fms p99 %.0fms (%d missed)", n, size.Source.P50*1000, size.Source.P99*1000, size.Source.Missed)
+	if rollouts != nil {
+		d.logf("N=%d: electing %s for the ImageRollout's %v KCLRuns", n, tenant.AgentImage(rolloutTag), rollouts.counts)
+		size.Rollout, err = d.rollout(ctx, cl.client, ts, rollouts, images, firstSyncEnd)
+		if err != nil {
+			return fs, fmt.Errorf("rollout: %w", err)
+		}
+		ro := size.Rollout
+		d.logf("N=%d: rollout converged=%v: canary applied p50 %.2fs p99 %.2fs, succeeded after %.1fs", n, ro.Converged, ro.CanaryApplied.P50, ro.CanaryApplied.P99, ro.SucceededSeconds)
+	}
 	if d.opts.Burst > 0 && d.opts.BurstRounds > 0 {
 		if size.Burst, err = d.burst(ctx, cl.client, ts, images, revisions); err != nil {
 			return fs, fmt.Errorf("burst: %w", err)
@@ -173,7 +194,7 @@ func (d *driver) runKustomize(ctx context.Context, cl *cluster, size *report.Siz
 	n := size.N
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	ts := tenants(tenant.Kustomize, n)
+	ts := d.sideTenants(tenant.Kustomize, n)
 	d.logf("N=%d: preparing %d Kustomization tenants", n, n)
 	if err := parallel(ctx, n, func(ctx context.Context, i int) error { return d.prepareTenant(ctx, cl.client, ts[i]) }); err != nil {
 		return report.FirstSync{}, err

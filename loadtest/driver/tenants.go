@@ -105,7 +105,7 @@ func createRunner(ctx context.Context, c client.Client, t tenant.Tenant) error {
 	var obj client.Object
 	switch t.Side {
 	case tenant.KCL, badSide:
-		obj = &v1alpha1.KCLRun{
+		run := &v1alpha1.KCLRun{
 			ObjectMeta: metav1.ObjectMeta{Namespace: t.Namespace(), Name: tenant.Name},
 			Spec: v1alpha1.KCLRunSpec{
 				SourceRef: v1alpha1.CrossNamespaceSourceReference{Kind: sourcev1.GitRepositoryKind, Name: tenant.Name},
@@ -113,6 +113,10 @@ func createRunner(ctx context.Context, c client.Client, t tenant.Tenant) error {
 				Prune:     true,
 			},
 		}
+		if t.Stage != "" {
+			run.Labels = map[string]string{tenant.StageLabel: t.Stage}
+		}
+		obj = run
 	case tenant.Kustomize:
 		u := &unstructured.Unstructured{Object: map[string]any{
 			"apiVersion": "kustomize.toolkit.fluxcd.io/v1",

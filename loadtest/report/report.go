@@ -68,6 +68,57 @@ type Size struct {
 	MemoryRatio float64 `json:"memoryRatio,omitempty"`
 	// BadInput is the first sync and policy latency again, with broken tenants among the healthy.
 	BadInput *BadInput `json:"badInput,omitempty"`
+	// Rollout is one election of the shared ImagePolicy rolled out in stages
+	// by an ImageRollout (with --rollout).
+	Rollout *Rollout `json:"rollout,omitempty"`
+}
+
+// Rollout is one election rolled out by an ImageRollout over the N KCLRuns
+// that follow its policy; every time counts from the election (the driver's
+// write of the policy's status.latestRef), as the driver's informers saw it.
+type Rollout struct {
+	// Target is the image elected.
+	Target string `json:"target"`
+	// Stages are the rollout's stages in order.
+	Stages []RolloutStage `json:"stages"`
+	// CanaryApplied is, for each KCLRun of the first stage, the election →
+	// its Deployment running the target.
+	CanaryApplied Latency `json:"canaryApplied"`
+	// TargetSeconds is the election → the rollout's status naming the target.
+	TargetSeconds float64 `json:"targetSeconds"`
+	// SucceededSeconds is the election → the rollout Ready with the target
+	// as last good (every stage passed).
+	SucceededSeconds float64 `json:"succeededSeconds"`
+	// Converged says the rollout succeeded and every KCLRun was Ready at the
+	// target before the deadline.
+	Converged bool `json:"converged"`
+	// EarlyApplies counts KCLRuns whose Deployment was seen running the
+	// target before their stage was seen admitted (a rollout holding nothing
+	// back would show most of them here).
+	EarlyApplies int `json:"earlyApplies"`
+	// SettleSeconds is the end of the first sync → the rollout Ready at the
+	// first election with every KCLRun counted in a stage.
+	SettleSeconds float64 `json:"settleSeconds"`
+}
+
+// RolloutStage is one stage's times since the election.
+type RolloutStage struct {
+	Name    string `json:"name"`
+	KCLRuns int    `json:"kclRuns"`
+	// AdmittedSeconds: the stage seen admitted (given the target).
+	AdmittedSeconds float64 `json:"admittedSeconds"`
+	// AppliedSeconds: the last of its Deployments seen running the target.
+	AppliedSeconds float64 `json:"appliedSeconds"`
+	// ReadySeconds: the last of its KCLRuns seen Ready at the target.
+	ReadySeconds float64 `json:"readySeconds"`
+	// PassedSeconds: the stage seen Succeeded.
+	PassedSeconds float64 `json:"passedSeconds"`
+	// GateSeconds is, past the first stage, the previous stage passed →
+	// every KCLRun of this one Ready at the target.
+	GateSeconds float64 `json:"gateSeconds,omitempty"`
+	// Ready and Applied count its KCLRuns that got there.
+	Ready   int `json:"ready"`
+	Applied int `json:"applied"`
 }
 
 // BadInput compares the healthy tenants' figures with broken tenants present
@@ -499,6 +550,19 @@ func (r *Report) PrintTable(w io.Writer) {
 		}
 		for _, k := range b.Kinds {
 			fmt.Fprintf(w, "  %s: %d/%d Ready=False %s (last: %s: %s)\n", k.Name, k.Reported, k.Count, k.WantReason, k.Reason, k.Message)
+		}
+	}
+	for _, s := range r.Sizes {
+		if ro := s.Rollout; ro != nil {
+			fmt.Fprintf(w, "\nImageRollout at N=%d, election of %s (converged=%v; settled %.1fs after the first sync): rollout names it after %.2fs; canary applied p50 %.2fs p99 %.2fs%s; succeeded after %.1fs; %d KCLRuns applied before their stage\n",
+				s.N, ro.Target, ro.Converged, ro.SettleSeconds, ro.TargetSeconds, ro.CanaryApplied.P50, ro.CanaryApplied.P99, missed(ro.CanaryApplied), ro.SucceededSeconds, ro.EarlyApplies)
+			for i, st := range ro.Stages {
+				fmt.Fprintf(w, "  %s (%d KCLRuns): admitted %.2fs, applied %d by %.2fs, Ready %d by %.2fs, passed %.2fs", st.Name, st.KCLRuns, st.AdmittedSeconds, st.Applied, st.AppliedSeconds, st.Ready, st.ReadySeconds, st.PassedSeconds)
+				if i > 0 {
+					fmt.Fprintf(w, "; gate (%s passed → all Ready) %.2fs", ro.Stages[i-1].Name, st.GateSeconds)
+				}
+				fmt.Fprintln(w)
+			}
 		}
 	}
 	for _, s := range r.Sizes {

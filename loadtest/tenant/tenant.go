@@ -29,7 +29,25 @@ const (
 type Tenant struct {
 	Index int
 	Side  Side
+	// Stage, when set, adds a second container to the Deployment whose image
+	// follows the ImagePolicy every such tenant shares (AgentPolicy in
+	// RolloutNamespace), which one ImageRollout stages; the KCLRun carries
+	// Stage as its StageLabel. Empty: the program is the plain one.
+	Stage string
 }
+
+// The shared policy of the rollout scenario: one ImagePolicy that every
+// tenant with a Stage follows from its own namespace ("ns:name" marker).
+const (
+	RolloutNamespace = "lt-rollout"
+	AgentPolicy      = "agent"
+	AgentRepository  = "registry.example/rollout/agent"
+	// StageLabel on a KCLRun names its stage; the ImageRollout selects by it.
+	StageLabel = "loadtest.kcl.dev/stage"
+)
+
+// AgentImage is the shared agent image at tag.
+func AgentImage(tag string) string { return AgentRepository + ":" + tag }
 
 // Namespace holds the tenant's source, runner and objects.
 func (t Tenant) Namespace() string { return fmt.Sprintf("lt-%s-%04d", t.Side, t.Index) }
@@ -51,8 +69,19 @@ const ProgramFile = "main.k"
 // Program is the tenant's KCL source at a revision (a word such as "r1" that ends up in the
 // ConfigMap, so a new artifact revision changes an object) with the image pinned to tag.
 func (t Tenant) Program(revision, tag string) string {
-	return fmt.Sprintf(program, t.Namespace(), t.Image(tag), t.Namespace(), t.Index, revision, t.Index)
+	var field, agent, container string
+	if t.Stage != "" {
+		// The agent is pinned at the first tag in every revision: only the
+		// shared policy moves it.
+		field = "    agent: str = \"\"\n"
+		agent = fmt.Sprintf("    agent = %q  # {\"$imagepolicy\": \"%s:%s\"}\n", AgentImage(AgentFirstTag), RolloutNamespace, AgentPolicy)
+		container = ` + [{name = "agent", image = app.agent}]`
+	}
+	return fmt.Sprintf(program, t.Namespace(), t.Image(tag), t.Namespace(), t.Index, revision, t.Index, field, agent, container)
 }
+
+// AgentFirstTag is the agent's tag in the program, the shared policy's first election.
+const AgentFirstTag = "1.0.0"
 
 // The marker follows the image literal; the check block keeps the schema honest.
 const program = `import manifests
@@ -65,7 +94,7 @@ schema App:
     replicas: int = 2
     port: int = 8080
     settings: {str:str} = {}
-
+%[7]s
     check:
         replicas >= 1, "at least one replica"
         1 <= port <= 65535
@@ -74,7 +103,7 @@ app = App {
     name = "web"
     namespace = %[1]q
     image = %[2]q  # {"$imagepolicy": "%[3]s:web"}
-    settings = {
+%[8]s    settings = {
         TENANT = "%04[4]d"
         REVISION = %[5]q
     }
@@ -103,7 +132,7 @@ manifests.yaml_stream([
                     image = app.image
                     ports = [{containerPort = app.port, name = "http"}]
                     envFrom = [{configMapRef.name = app.name + "-settings"}]
-                }]
+                }]%[9]s
             }
         }
     }

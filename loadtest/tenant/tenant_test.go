@@ -59,3 +59,26 @@ func BenchmarkCompilerLiveHeap(b *testing.B) {
 		b.ReportMetric(float64(liveHeap()-before)/n, "live-B/program")
 	}
 }
+
+func TestStagedTenantAddsOnlyTheAgentFollowingTheSharedPolicy(t *testing.T) {
+	ctx := context.Background()
+	plain := Tenant{Index: 7, Side: KCL}
+	staged := Tenant{Index: 7, Side: KCL, Stage: "canary"}
+	src := staged.Program("r1", "1.0.0")
+	marker := `"registry.example/rollout/agent:1.0.0"  # {"$imagepolicy": "lt-rollout:agent"}`
+	if !strings.Contains(src, marker) {
+		t.Errorf("staged program lacks %s:\n%s", marker, src)
+	}
+	a, err := Render(ctx, plain.Program("r1", "1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Render(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := "      - name: agent\n        image: registry.example/rollout/agent:1.0.0\n"
+	if got := strings.Replace(string(b), agent, "", 1); got != string(a) {
+		t.Errorf("staged tenant differs beyond the agent container:\n%s\n---- vs ----\n%s", b, a)
+	}
+}

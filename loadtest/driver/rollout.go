@@ -192,6 +192,14 @@ func (t *rolloutTracker) observeRollout(obj any) {
 	}
 	if !t.succeeded && upToDate && ro.Status.LastGood.String() == t.target {
 		t.succeeded, t.succeededAt = true, at
+		// The last stage passes with the completion, whose write clears the
+		// stages' images (the target is last good now): it is never seen
+		// Succeeded at the target.
+		for i := range rolloutStages {
+			if _, seen := t.passed[i]; !seen {
+				t.passed[i] = at
+			}
+		}
 	}
 	t.checkDone()
 }
@@ -283,7 +291,8 @@ const appliedGrace = 5 * time.Second
 // follows the waves: the canary's Deployments applied, each stage admitted,
 // Ready and passed, the rollout succeeded. firstSyncEnd is when the KCLRuns
 // were all Ready.
-func (d *driver) rollout(ctx context.Context, c client.Client, ts []tenant.Tenant, tr *rolloutTracker, images *changeWaiter, firstSyncEnd time.Time) (*report.Rollout, error) {
+func (d *driver) rollout(ctx context.Context, cl *cluster, ts []tenant.Tenant, tr *rolloutTracker, images *changeWaiter, firstSyncEnd time.Time) (*report.Rollout, error) {
+	c := cl.client
 	target := tenant.AgentImage(rolloutTag)
 	out := &report.Rollout{Target: target}
 	deadline := time.After(d.syncTimeoutFor(len(ts)))
@@ -306,6 +315,10 @@ func (d *driver) rollout(ctx context.Context, c client.Client, ts []tenant.Tenan
 	if err := c.Get(ctx, client.ObjectKey{Namespace: tenant.RolloutNamespace, Name: tenant.AgentPolicy}, p); err != nil {
 		return out, fmt.Errorf("reading ImagePolicy %s/%s: %w", tenant.RolloutNamespace, tenant.AgentPolicy, err)
 	}
+	before, err := apiserverRequests(ctx, cl)
+	if err != nil {
+		return out, err
+	}
 	tr.begin(target)
 	if err := imagepolicy.SetLatest(ctx, c, p, imagev1.ImageRef{Name: tenant.AgentRepository, Tag: rolloutTag}); err != nil {
 		return out, err
@@ -318,6 +331,16 @@ func (d *driver) rollout(ctx context.Context, c client.Client, ts []tenant.Tenan
 		return out, ctx.Err()
 	}
 
+	after, err := apiserverRequests(ctx, cl)
+	if err != nil {
+		return out, err
+	}
+	out.Requests = map[string]float64{}
+	for k, v := range after {
+		if delta := v - before[k]; delta > 0 {
+			out.Requests[k] = delta
+		}
+	}
 	tr.mu.Lock()
 	start := tr.start
 	tr.mu.Unlock()

@@ -159,7 +159,7 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 	d.logf("N=%d: new revision → ConfigMap p50 %.0fms p99 %.0fms (%d missed)", n, size.Source.P50*1000, size.Source.P99*1000, size.Source.Missed)
 	if rollouts != nil {
 		d.logf("N=%d: electing %s for the ImageRollout's %v KCLRuns", n, tenant.AgentImage(rolloutTag), rollouts.counts)
-		size.Rollout, err = d.rollout(ctx, cl.client, ts, rollouts, images, firstSyncEnd)
+		size.Rollout, err = d.rollout(ctx, cl, ts, rollouts, images, firstSyncEnd)
 		if err != nil {
 			return fs, fmt.Errorf("rollout: %w", err)
 		}

@@ -96,6 +96,9 @@ type Rollout struct {
 	// target before their stage was seen admitted (a rollout holding nothing
 	// back would show most of them here).
 	EarlyApplies int `json:"earlyApplies"`
+	// Requests are the apiserver requests served from the election until
+	// the rollout succeeded ("VERB resource" → count, as FirstSync.Requests).
+	Requests map[string]float64 `json:"requests,omitempty"`
 	// SettleSeconds is the end of the first sync → the rollout Ready at the
 	// first election with every KCLRun counted in a stage.
 	SettleSeconds float64 `json:"settleSeconds"`
@@ -560,6 +563,13 @@ func (r *Report) PrintTable(w io.Writer) {
 				fmt.Fprintf(w, "  %s (%d KCLRuns): admitted %.2fs, applied %d by %.2fs, Ready %d by %.2fs, passed %.2fs", st.Name, st.KCLRuns, st.AdmittedSeconds, st.Applied, st.AppliedSeconds, st.Ready, st.ReadySeconds, st.PassedSeconds)
 				if i > 0 {
 					fmt.Fprintf(w, "; gate (%s passed → all Ready) %.2fs", ro.Stages[i-1].Name, st.GateSeconds)
+				}
+				fmt.Fprintln(w)
+			}
+			if len(ro.Requests) > 0 {
+				fmt.Fprint(w, "  apiserver requests from the election to the rollout's success:")
+				for _, k := range sortedKeys(ro.Requests) {
+					fmt.Fprintf(w, " %s %.0f;", k, ro.Requests[k])
 				}
 				fmt.Fprintln(w)
 			}

@@ -68,8 +68,9 @@ func (s *story) commit(message string, files map[string]string, removed ...strin
 }
 
 // deliver creates the GitRepository following the repository's main branch
-// and a KCLRun of the program at its root, pruning, into the story's namespace.
-func (s *story) deliver() {
+// and a KCLRun of the program at its root, pruning, into the story's namespace;
+// mutate changes the KCLRun before it is created.
+func (s *story) deliver(mutate ...func(*kclv1.KCLRun)) {
 	s.t.Helper()
 	g := NewWithT(s.t)
 	s.source = &sourcev1.GitRepository{
@@ -90,6 +91,9 @@ func (s *story) deliver() {
 			Prune:           true,
 			TargetNamespace: s.namespace,
 		},
+	}
+	for _, m := range mutate {
+		m(s.run)
 	}
 	g.Expect(s.c.Create(s.ctx, s.run)).To(Succeed())
 }

@@ -135,7 +135,12 @@ func startSuite(logDir string) (stop func(), err error) {
 		}
 	})
 
-	stopController, err := startController(env, log)
+	storage, err := os.MkdirTemp("", "flux-kcl-e2e-storage-")
+	if err != nil {
+		return stop, fmt.Errorf("creating the artifact storage: %w", err)
+	}
+	stops = append(stops, func() { _ = os.RemoveAll(storage) })
+	stopController, err := startController(env, log, storage)
 	if err != nil {
 		return stop, err
 	}
@@ -143,12 +148,14 @@ func startSuite(logDir string) (stop func(), err error) {
 	return stop, nil
 }
 
-// startController runs the all-in-one process in this process; the returned
-// func stops it and waits.
-func startController(env *kube.Env, log logr.Logger) (func(), error) {
+// startController runs the all-in-one process in this process, publishing the
+// artifacts of spec.output.mode ExternalArtifact from storage on loopback; the
+// returned func stops it and waits.
+func startController(env *kube.Env, log logr.Logger, storage string) (func(), error) {
 	cfg := allinone.DefaultConfig()
 	cfg.NATSAddr = "" // in-process connections only
 	cfg.MetricsAddr, cfg.HealthAddr = "", ""
+	cfg.Applier.StoragePath, cfg.Applier.StorageAddr = storage, "127.0.0.1:0"
 	proc, err := allinone.New(cfg, allinone.Deps{RestConfig: env.Config, Logger: log})
 	if err != nil {
 		return func() {}, fmt.Errorf("all-in-one controller: %w", err)

@@ -88,8 +88,8 @@ func getExternalArtifact(g Gomega, namespace, name string) *sourcev1.ExternalArt
 const fsImmutableFlag = 0x10
 
 // makeImmutable stops every write into dir, even root's (chmod does not), as
-// a read-only volume would; undone at cleanup.
-func makeImmutable(t *testing.T, dir string) {
+// a read-only volume would, until undo or the cleanup.
+func makeImmutable(t *testing.T, dir string) (undo func()) {
 	t.Helper()
 	set := func(on bool) error {
 		f, err := os.Open(dir)
@@ -112,13 +112,15 @@ func makeImmutable(t *testing.T, dir string) {
 		if err := os.Chmod(dir, 0o555); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = os.Chmod(dir, 0o755) })
-		return
+		undo = func() { _ = os.Chmod(dir, 0o755) }
+	} else {
+		if err := set(true); err != nil {
+			t.Skipf("cannot make %s immutable here: %v", dir, err)
+		}
+		undo = func() { _ = set(false) }
 	}
-	if err := set(true); err != nil {
-		t.Skipf("cannot make %s immutable here: %v", dir, err)
-	}
-	t.Cleanup(func() { _ = set(false) })
+	t.Cleanup(undo)
+	return undo
 }
 
 // spec.output.mode ExternalArtifact: nothing is applied; the objects, as the applier
@@ -181,7 +183,7 @@ func TestExternalArtifactOutput(t *testing.T) {
 	g.Eventually(func(g Gomega) {
 		g.Expect(getKCLRun(g, ns, "web").Status.LastHandledReconcileAt).To(Equal(requestedAt))
 	}, "1m", "200ms").Should(Succeed())
-	g.Expect(tracker.last(ns+"/web").Result).To(Equal(applier.ResultPublished))
+	g.Expect(tracker.last(ns + "/web").Result).To(Equal(applier.ResultPublished))
 	again := getExternalArtifact(g, ns, "web-rendered")
 	g.Expect(again.Status.Artifact).To(Equal(published))
 	g.Expect(again.ResourceVersion).To(Equal(ea.ResourceVersion))
@@ -201,7 +203,7 @@ func TestExternalArtifactOutput(t *testing.T) {
 	// The storage folder cannot be written: not Ready, the folder named, one warning,
 	// and kustomize-controller keeps fetching the last good artifact.
 	dir := filepath.Join(storageDir, "externalartifact", ns, "web-rendered")
-	makeImmutable(t, dir)
+	writable := makeImmutable(t, dir)
 	third := publishProgram(t, ns, "app", webApp(4, true))
 	request(t, ns, "web", reconcilerequest.ReasonSourceChanged)
 	g.Eventually(func(g Gomega) {
@@ -222,5 +224,18 @@ func TestExternalArtifactOutput(t *testing.T) {
 	// Nothing retries before spec.retryInterval: the warning stays one.
 	waitQuiet(t, ns+"/web")
 	g.Expect(eventsWithReason(ns, "web", v1alpha1.PublishFailedReason)).To(HaveLen(1))
+
+	// Deleting the KCLRun takes its ExternalArtifact and files with it.
+	writable()
+	g.Expect(env.Client.Delete(ctx, obj)).To(Succeed())
+	request(t, ns, "web", reconcilerequest.ReasonDeleting)
+	g.Eventually(func() bool {
+		return apierrors.IsNotFound(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web-rendered"}, &sourcev1.ExternalArtifact{}))
+	}, "1m", "200ms").Should(BeTrue())
+	g.Expect(dir).NotTo(BeADirectory())
+	resp, err := http.Get(moved.URL)
+	g.Expect(err).NotTo(HaveOccurred())
+	_ = resp.Body.Close()
+	g.Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
 	assertNoOverlap(t)
 }

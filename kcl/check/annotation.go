@@ -30,8 +30,8 @@ func (r *checker) typ(t syntax.Type) {
 
 // annotation checks a type annotation. The official resolver reports an
 // undefined name in one at the annotation's start: `x: [Nope]` at `[`. The
-// annotations its global pass resolves are reported by annotationPrepass,
-// before any statement is walked, and not again.
+// annotations its global passes resolve are reported by globalPass and
+// schemaPrepass, before any statement is walked, and not again.
 func (r *checker) annotation(t syntax.Type) {
 	if t == nil {
 		return
@@ -52,60 +52,123 @@ func (r *checker) typeAtStart(t syntax.Type) {
 	r.typeAt = nil
 }
 
-// annotationPrepass is the official global pass over the annotations of a
-// package: of top-level assignments (in top-level ifs too), type aliases,
-// schema and rule parameters, index signatures and schema attributes. An
-// undefined name in one of them comes before every other error.
-func (r *checker) annotationPrepass(stmts []syntax.Stmt) {
-	markAt := func(t syntax.Type, p syntax.Position) {
-		if t != nil {
-			r.prepassed[t] = true
-			r.typeAt = &p
-			r.typ(t)
-			r.typeAt = nil
+// The official resolver builds a package's global scope in passes before it
+// walks the bodies, and each resolves names as far as the scope then holds
+// them (identical diagnostics are reported once, see dedupe):
+//
+//   - the first global pass, file by file: the file's type aliases, then its
+//     top-level statements (in top-level ifs too) in order: an assignment's
+//     annotation (unless the global is assigned twice, reported there
+//     instead) and the schema name of `x: T {…}`; a global is in scope from
+//     its statement on, schemas, rules and imports from the start;
+//   - the schema types (checkSchemaTypes): index signatures, attribute types
+//     and the schema names of `x: T {…}` in schema bodies (at the
+//     statement), parameters;
+//   - the second global pass, the same with every global in scope, where an
+//     undefined name gets its "did you mean" a second time.
+//
+// An undefined name in any of them comes before every error of the walk.
+
+// globalPass is one of the two global passes over a file (early: the first).
+func (r *checker) globalPass(f *SourceFile, early bool) {
+	r.file = f
+	if early {
+		for _, st := range f.Body {
+			if s, ok := st.(*syntax.TypeAliasStmt); ok && s.TypeName != nil {
+				r.markType(s.Ty, s.TypeName.Pos()) // at the alias's name
+				r.early[s.TypeName.Name()] = true
+			}
 		}
-	}
-	mark := func(t syntax.Type) {
-		if t != nil {
-			markAt(t, t.Pos())
-		}
-	}
-	// A schema's or rule's parameter is reported at its name.
-	args := func(a *syntax.Arguments) {
-		if a == nil {
-			return
-		}
-		for i, t := range a.TyList {
-			if t != nil && i < len(a.Args) && a.Args[i] != nil {
-				markAt(t, a.Args[i].Pos())
+	} else {
+		for _, st := range f.Body {
+			if s, ok := st.(*syntax.TypeAliasStmt); ok && s.TypeName != nil {
+				r.markType(s.Ty, s.TypeName.Pos())
 			}
 		}
 	}
-	for _, st := range stmts {
-		switch s := st.(type) {
-		case *syntax.AssignStmt:
-			mark(s.Ty)
-		case *syntax.IfStmt:
-			r.annotationPrepass(s.Body)
-			r.annotationPrepass(s.Orelse)
-		case *syntax.TypeAliasStmt:
-			if s.TypeName != nil && s.Ty != nil {
-				markAt(s.Ty, s.TypeName.Pos()) // at the alias's name
-			}
-		case *syntax.RuleStmt:
-			args(s.Args)
-		case *syntax.SchemaStmt:
-			args(s.Args)
-			if sig := s.IndexSignature; sig != nil {
-				mark(sig.KeyTy)
-				mark(sig.ValueTy)
-			}
-			for _, b := range s.Body {
-				if a, ok := b.(*syntax.SchemaAttr); ok {
-					mark(a.Ty)
+	var walk func(stmts []syntax.Stmt)
+	walk = func(stmts []syntax.Stmt) {
+		for _, st := range stmts {
+			switch s := st.(type) {
+			case *syntax.AssignStmt:
+				marked := false
+				for _, t := range s.Targets {
+					if d := r.immutableAt[t]; d != nil && early {
+						r.diag(d)
+						continue
+					}
+					if !marked {
+						r.markAtStart(s.Ty)
+						marked = true
+					}
+					if early && t != nil && t.Name != nil {
+						r.early[t.Name.Value] = true
+					}
 				}
+			case *syntax.UnificationStmt:
+				if s.Value != nil && s.Value.Name != nil {
+					r.schemaName(s.Value.Name, s.Value.Name.Pos())
+				}
+				if early && s.Target != nil && len(s.Target.Names) > 0 {
+					r.early[s.Target.Names[0].Value] = true
+				}
+			case *syntax.IfStmt:
+				walk(s.Body)
+				walk(s.Orelse)
 			}
 		}
+	}
+	walk(f.Body)
+}
+
+// markType reports the undefined names of an annotation the global passes
+// resolve, at p, and keeps the walk from reporting them again.
+func (r *checker) markType(t syntax.Type, p syntax.Position) {
+	if t == nil {
+		return
+	}
+	r.prepassed[t] = true
+	r.typeAt = &p
+	r.typ(t)
+	r.typeAt = nil
+}
+
+func (r *checker) markAtStart(t syntax.Type) {
+	if t != nil {
+		r.markType(t, t.Pos())
+	}
+}
+
+// paramAnnotations resolves the parameter types of a schema or rule, each reported
+// at the parameter's name.
+func (r *checker) paramAnnotations(a *syntax.Arguments) {
+	if a == nil {
+		return
+	}
+	for i, t := range a.TyList {
+		if t != nil && i < len(a.Args) && a.Args[i] != nil {
+			r.markType(t, a.Args[i].Pos())
+		}
+	}
+}
+
+// schemaName resolves the schema name of `x: T {…}` in a global pass,
+// reporting at pos: an undefined name or a missing member of a module (a
+// variable's type is not known yet, so nothing else).
+func (r *checker) schemaName(id *syntax.Identifier, pos syntax.Position) {
+	if len(id.Names) == 0 {
+		return
+	}
+	first := id.Names[0].Value
+	sym := r.visibleGlobal(first)
+	if sym == nil {
+		if !builtinSet[first] {
+			r.undefined(first, pos)
+		}
+		return
+	}
+	if len(id.Names) > 1 && sym.kind == symModule {
+		r.moduleMembersAt(sym, id, pos)
 	}
 }
 
@@ -116,7 +179,7 @@ func (r *checker) typeName(id *syntax.Identifier) {
 	}
 	first := id.Names[0].Value
 	if len(id.Names) == 1 {
-		if r.pkg.globals[first] != nil || builtinSet[first] || r.localHas(first) {
+		if r.visibleGlobal(first) != nil || builtinSet[first] || r.localHas(first) {
 			return
 		}
 		pos := id.Pos()
@@ -127,7 +190,7 @@ func (r *checker) typeName(id *syntax.Identifier) {
 		return
 	}
 	// A qualified type: the member must exist in a user module.
-	sym := r.pkg.globals[first]
+	sym := r.visibleGlobal(first)
 	if sym == nil && r.localHas(first) {
 		return
 	}

@@ -21,6 +21,7 @@ package check
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
@@ -99,6 +100,7 @@ func Check(prog *Program) []*Diagnostic {
 	r.checkInheritance()
 	r.visited = map[*Package]bool{}
 	r.checkPackage(prog.Main, 0)
+	r.diags = dedupe(r.diags)
 	for _, p := range prog.Packages {
 		if p != prog.Main && fresh[p.Path] && r.visited[p] {
 			cachePut(keys[p], r.infos[p.Path])
@@ -113,6 +115,31 @@ func Check(prog *Program) []*Diagnostic {
 func File(m *syntax.Module) []*Diagnostic {
 	main := &Package{Path: "__main__", Files: []*SourceFile{{Module: m, Body: m.Body}}}
 	return Check(&Program{Main: main, Packages: map[string]*Package{main.Path: main}})
+}
+
+// dedupe drops the diagnostics equal to an earlier one: the official
+// handler keeps a set, and its passes resolve some names more than once
+// (see globalPass).
+func dedupe(diags []*Diagnostic) []*Diagnostic {
+	type key struct {
+		kind, note string
+		msgs       string
+	}
+	seen := map[key]bool{}
+	out := diags[:0:0]
+	for _, d := range diags {
+		var b strings.Builder
+		for _, m := range d.Messages {
+			fmt.Fprintf(&b, "%s:%d:%d:%d\x00%s\x00", m.Pos.File, m.Pos.Line, m.Pos.Col, m.Pos.Offset, m.Msg)
+		}
+		k := key{d.Kind, d.Note, b.String()}
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, d)
+	}
+	return out
 }
 
 // sortedPackages lists the packages in a fixed order: main first, then by path.

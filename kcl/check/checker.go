@@ -10,8 +10,14 @@ type checker struct {
 	// typeAt, when set, is where an undefined name of the type being
 	// walked is reported (see annotation).
 	typeAt *syntax.Position
-	// prepassed are the annotations annotationPrepass reported on.
+	// prepassed are the annotations the global passes reported on.
 	prepassed map[syntax.Type]bool
+	// early, during the first global pass, holds the variables and type
+	// aliases it has met (see globalPass); nil after it.
+	early map[string]bool
+	// immutableAt are the globals assigned twice, reported by the first
+	// global pass.
+	immutableAt map[*syntax.Target]*Diagnostic
 	// topStmt is the start of the top-level or schema-body statement being
 	// walked, where the official resolver reports an undefined name in a
 	// lambda's return type.
@@ -20,6 +26,8 @@ type checker struct {
 	infos   map[string]*pkgInfo // by package path
 	visited map[*Package]bool
 	diags   []*Diagnostic
+	// reported counts the diagnostics, those past maxDiagnostics too.
+	reported int
 
 	// The statement being checked.
 	pkg    *pkgInfo
@@ -69,7 +77,6 @@ const maxDepth = 2000
 
 func (r *checker) checkBodies(p *Package) {
 	r.checkGlobals(p)
-	r.checkSchemaTypes(p)
 	r.pkg = r.infos[p.Path]
 	r.assigned = map[string]syntax.Position{}
 	r.varTypes = map[string]*typ{}
@@ -109,9 +116,15 @@ func (r *checker) checkBodies(p *Package) {
 		}
 	}
 	r.prepassed = map[syntax.Type]bool{}
+	r.early = map[string]bool{}
 	for _, f := range p.Files {
-		r.file = f
-		r.annotationPrepass(f.Body)
+		r.globalPass(f, true)
+	}
+	r.early = nil
+	r.checkSchemaTypes(p)
+	r.pkg = r.infos[p.Path]
+	for _, f := range p.Files {
+		r.globalPass(f, false)
 	}
 	for _, f := range p.Files {
 		r.file = f

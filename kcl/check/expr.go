@@ -122,7 +122,20 @@ func (r *checker) expr(e syntax.Expr) {
 		r.expr(e.Orelse)
 	case *syntax.SchemaExpr:
 		if e.Name != nil {
+			// A name the official resolver cannot resolve is `any`, and one
+			// of another type than a schema or dict is invalid: either way
+			// it walks neither the config nor the arguments.
+			before := r.reported
 			r.ident(e.Name)
+			if r.reported > before {
+				return
+			}
+			if !r.shadowed(e.Name) && r.schemaByIdent(r.pkg, e.Name) == nil {
+				if t := r.identType(e.Name); invalidSchemaType(t) {
+					r.report(errkind.Compile, e.Name.Pos(), "Invalid schema type '%s'", t)
+					return
+				}
+			}
 		}
 		start := len(r.diags)
 		// The official walk judges a schema config entry's type before
@@ -149,8 +162,6 @@ func (r *checker) expr(e syntax.Expr) {
 				// `d {k = v}` of a dict: its config is walked with d's type
 				// as the context (the official walk_schema_expr).
 				r.ctxConfig(t, cfg.Items, nil, 0)
-			} else if invalidSchemaType(t) {
-				r.report(errkind.Compile, e.Name.Pos(), "Invalid schema type '%s'", t)
 			}
 		}
 		// The official walk checks the arguments after the config, each

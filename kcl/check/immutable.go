@@ -12,8 +12,11 @@ func isPrivate(name string) bool { return strings.HasPrefix(name, "_") }
 
 // checkGlobals reports what the official resolver finds while it builds a
 // package's global scope, before it walks the bodies: schema names defined
-// twice and exported globals assigned twice (globals are immutable).
+// twice, and it keeps for the global pass (which reports them in its place
+// among the annotations) exported globals assigned twice (globals are
+// immutable).
 func (r *checker) checkGlobals(p *Package) {
+	r.immutableAt = map[*syntax.Target]*Diagnostic{}
 	declared := map[string]syntax.Position{}
 	for _, f := range p.Files {
 		for _, s := range f.Body {
@@ -61,10 +64,10 @@ func (r *checker) checkGlobals(p *Package) {
 					}
 					name := t.Name.Value
 					if first, seen := declared[name]; seen && !isPrivate(name) {
-						r.diag(&Diagnostic{Kind: errkind.Immutable, Messages: []Message{
+						r.immutableAt[t] = &Diagnostic{Kind: errkind.Immutable, Messages: []Message{
 							{Pos: t.Pos(), Msg: fmt.Sprintf("Can not change the value of '%s', because it was declared immutable", name)},
 							{Pos: first, Msg: fmt.Sprintf("The variable '%s' is declared here", name)},
-						}, Note: fmt.Sprintf("change the variable name to '_%s' to make it mutable", name)})
+						}, Note: fmt.Sprintf("change the variable name to '_%s' to make it mutable", name)}
 						continue
 					}
 					declared[name] = t.Pos()

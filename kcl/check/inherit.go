@@ -70,6 +70,10 @@ func (r *checker) checkSchemaTypes(p *Package) {
 	r.pkg = pi
 	for _, name := range pi.order {
 		sym := pi.globals[name]
+		if sym.kind == symSchema && sym.schema.rule != nil {
+			r.paramAnnotations(sym.schema.rule.Args)
+			continue
+		}
 		if sym.kind != symSchema || sym.schema.stmt == nil {
 			continue
 		}
@@ -95,9 +99,23 @@ func (r *checker) checkSchemaTypes(p *Package) {
 				r.report(errkind.IllegalInherit, st.ForHostName.Pos(), "invalid schema inherit object type, expect protocol, got '%s'", r.identTypeString(st.ForHostName))
 			}
 		}
+		// The official build of the schema type: the index signature's
+		// types, each attribute's type and decorators, ...
+		if sig := st.IndexSignature; sig != nil {
+			r.markAtStart(sig.KeyTy)
+			r.markAtStart(sig.ValueTy)
+		}
 		for _, b := range st.Body {
-			if a, ok := b.(*syntax.SchemaAttr); ok {
+			switch a := b.(type) {
+			case *syntax.SchemaAttr:
+				r.markAtStart(a.Ty)
 				r.decorators(a.Decorators)
+			case *syntax.UnificationStmt:
+				// The attribute's type is the schema name, resolved as a
+				// type named at the statement.
+				if a.Value != nil && a.Value.Name != nil {
+					r.schemaName(a.Value.Name, a.Pos())
+				}
 			}
 		}
 		if si.parent != nil {
@@ -117,6 +135,8 @@ func (r *checker) checkSchemaTypes(p *Package) {
 				r.report(errkind.IllegalInherit, m.Pos(), "illegal schema mixin object type, expected mixin, got '%s'", r.identTypeString(m))
 			}
 		}
+		// ... the parameters' types (at each name), the decorators.
+		r.paramAnnotations(st.Args)
 		r.decorators(st.Decorators)
 	}
 	for _, cycle := range pi.cycles {

@@ -52,10 +52,28 @@ func (r *checker) ident(id *syntax.Identifier) {
 	}
 }
 
+// visibleGlobal is the package's global name, nil if it has none or the
+// first global pass has not met it yet (see globalPass).
+func (r *checker) visibleGlobal(name string) *symbol {
+	sym := r.pkg.globals[name]
+	if sym == nil || r.early == nil || r.early[name] {
+		return sym
+	}
+	switch sym.kind {
+	case symModule, symSchema:
+		return sym
+	}
+	return nil
+}
+
 // undefined reports a name that no scope defines, with suggestions.
 func (r *checker) undefined(name string, pos syntax.Position) {
 	cands := append([]string(nil), builtinNames...)
-	cands = append(cands, r.pkg.order...)
+	for _, n := range r.pkg.order {
+		if r.visibleGlobal(n) != nil {
+			cands = append(cands, n)
+		}
+	}
 	var locals [][]string
 	for sc := r.local; sc != nil; sc = sc.parent {
 		locals = append(locals, sc.order)
@@ -68,6 +86,11 @@ func (r *checker) undefined(name string, pos syntax.Position) {
 
 // moduleMembers checks the member of `mod.member` when mod is a module.
 func (r *checker) moduleMembers(sym *symbol, id *syntax.Identifier) {
+	r.moduleMembersAt(sym, id, id.Pos())
+}
+
+// moduleMembersAt is moduleMembers reporting at pos.
+func (r *checker) moduleMembersAt(sym *symbol, id *syntax.Identifier, pos syntax.Position) {
 	if sym.kind != symModule || len(id.Names) < 2 {
 		return
 	}
@@ -88,7 +111,7 @@ func (r *checker) moduleMembers(sym *symbol, id *syntax.Identifier) {
 	default:
 		return // plugin
 	}
-	r.report(errkind.Type, id.Pos(), "attribute '%s' not found in 'module '%s''", member, modName)
+	r.report(errkind.Type, pos, "attribute '%s' not found in 'module '%s''", member, modName)
 }
 
 func startsUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }

@@ -8,6 +8,7 @@ import (
 
 func (r *checker) report(kind string, pos syntax.Position, format string, args ...any) *Diagnostic {
 	d := &Diagnostic{Kind: kind, Messages: []Message{{Pos: pos, Msg: fmt.Sprintf(format, args...)}}}
+	r.reported++
 	if len(r.diags) < maxDiagnostics {
 		r.diags = append(r.diags, d)
 		r.tag(d)
@@ -16,6 +17,7 @@ func (r *checker) report(kind string, pos syntax.Position, format string, args .
 }
 
 func (r *checker) diag(d *Diagnostic) {
+	r.reported++
 	if len(r.diags) < maxDiagnostics {
 		r.diags = append(r.diags, d)
 		r.tag(d)

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
@@ -76,6 +77,7 @@ type checker struct {
 const maxDepth = 2000
 
 func (r *checker) checkBodies(p *Package) {
+	r.importNames(p)
 	r.checkGlobals(p)
 	r.pkg = r.infos[p.Path]
 	r.assigned = map[string]syntax.Position{}
@@ -133,4 +135,34 @@ func (r *checker) checkBodies(p *Package) {
 	r.pkg.varTypes = r.varTypes
 	r.pkg.lambdaResults = r.lambdaResults
 	r.pkg.lambdas = r.globalLambdas
+}
+
+// importNames reports an import name the package's files give to two
+// different packages, as the official resolver does first when it checks a
+// package (`import sub as s` and `import sub.sub as s`; the same import
+// twice is no error).
+func (r *checker) importNames(p *Package) {
+	paths := map[string]string{}
+	for _, f := range p.Files {
+		for _, s := range f.Body {
+			imp, ok := s.(*syntax.ImportStmt)
+			if !ok {
+				continue
+			}
+			path := imp.RawPath
+			if dep := f.Imports[imp]; dep != nil {
+				path = dep.Path
+			} else if imp.Path != nil {
+				path = imp.Path.Value
+			}
+			prev, seen := paths[imp.Name]
+			if !seen {
+				paths[imp.Name] = path
+				continue
+			}
+			if prev != path {
+				r.report(errkind.Compile, imp.Pos(), "the name '%s' is defined multiple times, '%s' must be defined only once", imp.Name, imp.Name)
+			}
+		}
+	}
 }

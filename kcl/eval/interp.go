@@ -126,6 +126,9 @@ type pkgState struct {
 	// immutableErr is a static error found while preparing the package.
 	immutableErr error
 	module       *value.Module
+	// missing marks the empty package standing for an import that names
+	// no folder or file (see emptyPackage).
+	missing bool
 }
 
 type typeAlias struct {

@@ -97,7 +97,7 @@ func (in *Interp) emptyPackage(pkgPath string) *pkgState {
 	if p, ok := in.pkgs[pkgPath]; ok {
 		return p
 	}
-	p := &pkgState{path: pkgPath, types: map[string]*typeAlias{}}
+	p := &pkgState{path: pkgPath, types: map[string]*typeAlias{}, missing: true}
 	in.pkgs[pkgPath] = p
 	in.prepare(p)
 	return p

@@ -533,7 +533,8 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 	default:
 		dir, pkgPath = in.resolveAbsImport(f, raw)
 	}
-	if p, ok := in.pkgs[pkgPath]; ok {
+	// Every import of a missing package is reported, not only the first.
+	if p, ok := in.pkgs[pkgPath]; ok && !p.missing {
 		return p, nil
 	}
 	p := &pkgState{path: pkgPath, dir: dir, types: map[string]*typeAlias{}}

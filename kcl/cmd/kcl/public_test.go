@@ -140,6 +140,61 @@ error[E2G22]: TypeError
 	files: map[string]string{"values.yaml": "a: 1\n"},
 	code:  1,
 	want:  "error[E3M38]: No input KCL files",
+}, {
+	name:  "an import name given to two packages is defined multiple times (parser/testdata/import-01.k's subpkg/b1/c1.k)",
+	files: map[string]string{"main.k": "import sub.c\nimport .a3\n", "sub/c.k": "import .a3\nimport ..a3\n", "sub/a3.k": "x = 1\n", "a3.k": "y = 1\n"},
+	args:  []string{"main.k"},
+	code:  1,
+	want: `error[E2L23]: CompileError
+ --> ${DIR}/sub/c.k:2:1
+  |
+2 | import ..a3
+  | ^ the name 'a3' is defined multiple times, 'a3' must be defined only once
+  |`,
+}, {
+	name:  "a relative import from a file imported as a package climbs from the file's folder",
+	files: map[string]string{"main.k": "import sub.b.c\n", "sub/b/c.k": "import ..a3\nimport ...a3\n", "sub/a3.k": "x = 1\n"},
+	args:  []string{"main.k"},
+	code:  1,
+	want: `error[E2F04]: CannotFindModule
+ --> ${DIR}/sub/b/c.k:2:1
+  |
+2 | import ...a3
+  | ^ Cannot find the module ...a3 from ${DIR}/a3
+  |
+suggestion: try 'kcl mod add a3' to download the missing package
+suggestion: browse more packages at 'https://artifacthub.io'
+error[E2L23]: CompileError
+ --> ${DIR}/sub/b/c.k:2:1
+  |
+2 | import ...a3
+  | ^ the name 'a3' is defined multiple times, 'a3' must be defined only once
+  |`,
+}, {
+	name:  "every import of a missing package is reported",
+	files: map[string]string{"main.k": "import nope\nimport nope as n2\nimport math as nope\n"},
+	args:  []string{"main.k"},
+	code:  1,
+	want: `error[E2F04]: CannotFindModule
+ --> ${DIR}/main.k:1:1
+  |
+1 | import nope
+  | ^ Cannot find the module nope from ${DIR}/nope
+  |
+suggestion: try 'kcl mod add nope' to download the missing package
+suggestion: browse more packages at 'https://artifacthub.io'
+error[E2F04]: CannotFindModule
+ --> ${DIR}/main.k:2:1
+  |
+2 | import nope as n2
+  | ^ Cannot find the module nope from ${DIR}/nope
+  |
+error[E2L23]: CompileError
+ --> ${DIR}/main.k:3:1
+  |
+3 | import math as nope
+  | ^ the name 'nope' is defined multiple times, 'nope' must be defined only once
+  |`,
 }}
 
 const missingFoo = `error[E2F04]: CannotFindModule

@@ -132,11 +132,11 @@ func TestSettingsEntryFilesInASiblingFolderOfTheArtifactRun(t *testing.T) {
 	}
 	// A type error in the sibling file is located in it, relative to nothing
 	// outside the artifact.
-	write(t, filepath.Join(tr.root, "base", "base.k"), "y: int = \"s\"\n")
+	write(t, filepath.Join(tr.root, "base", "base.k"), "schema App:\n    name: str\n    labels: {str:str} = {}\n\ny: int = \"s\"\n")
 	_, err = tr.run("kcl.yaml")
 	var kerr *kcl.Error
-	if !errors.As(err, &kerr) || kerr.Kind != "TypeError" || kerr.File != filepath.Join(tr.root, "base", "base.k") || kerr.Line != 1 {
-		t.Fatalf("got %v, want a TypeError at base/base.k:1", err)
+	if !errors.As(err, &kerr) || kerr.Kind != "TypeError" || kerr.File != filepath.Join(tr.root, "base", "base.k") || kerr.Line != 5 {
+		t.Fatalf("got %v, want a TypeError at base/base.k:5", err)
 	}
 }
 
@@ -161,6 +161,48 @@ func TestEntrySymlinkInsideTheArtifactIsFollowed(t *testing.T) {
 	// Without Root the program's folder is the root, as before.
 	if res, err := kcl.Run(context.Background(), kcl.Options{WorkDir: tr.app}); err == nil {
 		t.Fatalf("the link left the program root: %s", res.YAML)
+	}
+}
+
+// A symlinked entry is read where it points, as kcl run 0.12.1 reads its
+// entries: its relative imports climb from the target's folder. Inside the
+// artifact that is followed; a link leaving it is still refused.
+func TestSymlinkedEntryImportsFromItsTarget(t *testing.T) {
+	tr := newTree(t)
+	write(t, filepath.Join(tr.root, "shared", "main.k"), "import .sub as s\nb = s.sub\n")
+	write(t, filepath.Join(tr.root, "shared", "sub.k"), "sub = \"shared\"\n")
+	write(t, filepath.Join(tr.app, "sub.k"), "sub = \"app\"\n")
+	if err := os.Remove(filepath.Join(tr.app, "main.k")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../shared/main.k", filepath.Join(tr.app, "main.k")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := kcl.Run(context.Background(), kcl.Options{WorkDir: tr.app, Root: tr.root, Files: []string{"main.k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(res.YAML); got != "b: shared\n" {
+		t.Fatalf("got %q", got)
+	}
+	// The same link with the program's folder as the root leaves it.
+	if res, err := kcl.Run(context.Background(), kcl.Options{WorkDir: tr.app, Files: []string{"main.k"}}); err == nil {
+		t.Fatalf("the link left the program root: %s", res.YAML)
+	}
+	write(t, filepath.Join(tr.foreign, "main.k"), "import .sub as s\nb = s.sub\n")
+	write(t, filepath.Join(tr.foreign, "sub.k"), "sub = \"other-tenant-program\"\n")
+	if err := os.Remove(filepath.Join(tr.app, "main.k")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(tr.foreign, "main.k"), filepath.Join(tr.app, "main.k")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = kcl.Run(context.Background(), kcl.Options{WorkDir: tr.app, Root: tr.root, Files: []string{"main.k"}})
+	if err == nil {
+		t.Fatalf("a link leaving the artifact was followed: %s", res.YAML)
+	}
+	if strings.Contains(err.Error(), "other-tenant-program") {
+		t.Fatalf("the error shows the foreign file: %v", err)
 	}
 }
 

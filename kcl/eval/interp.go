@@ -286,7 +286,7 @@ func (in *Interp) loadMain() (*pkgState, error) {
 				p.dir = f
 			}
 			for _, kf := range files {
-				if err := in.addFile(p, kf, true); err != nil {
+				if err := in.addFile(p, in.entryPath(kf), true); err != nil {
 					return nil, err
 				}
 			}
@@ -295,7 +295,7 @@ func (in *Interp) loadMain() (*pkgState, error) {
 		if p.dir == "" {
 			p.dir = filepath.Dir(f)
 		}
-		if err := in.addFile(p, f, true); err != nil {
+		if err := in.addFile(p, in.entryPath(f), true); err != nil {
 			return nil, err
 		}
 	}
@@ -324,6 +324,15 @@ func namesInstances(files []*fileUnit) bool {
 }
 
 // addFile parses a file of p; main says p is the run's main package.
+// entryPath is the path a main-package file is read by (sandbox.entryPath);
+// an entry file of an external package keeps its own.
+func (in *Interp) entryPath(abs string) string {
+	if _, ok := in.cfg.EntryPkgs[abs]; ok {
+		return abs
+	}
+	return in.sb.entryPath(abs)
+}
+
 func (in *Interp) addFile(p *pkgState, path string, main bool) error {
 	m, err := in.sb.parse(path, main)
 	if errors.Is(err, errSourceUnreadable) {

@@ -93,6 +93,24 @@ func within(dir, abs string) (string, bool) {
 	return "", false
 }
 
+// entryPath is the path kcl run reads a main-package file by, its canonical
+// one: a symlinked entry is where it points, and its relative imports climb
+// from there. abs itself when it is no link, or when the link leaves the
+// sandbox: the sandbox then refuses to read it, as before.
+func (sb *sandbox) entryPath(abs string) string {
+	if _, ok := sb.overrides[filepath.Clean(abs)]; ok {
+		return abs
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil || real == abs {
+		return abs
+	}
+	if _, _, err := sb.locate(real); err != nil {
+		return abs
+	}
+	return real
+}
+
 func (sb *sandbox) ReadFile(abs string) ([]byte, error) {
 	if b, ok := sb.overrides[filepath.Clean(abs)]; ok {
 		return b, nil

@@ -505,6 +505,11 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 			base = filepath.Dir(base)
 		}
 		rest := strings.TrimLeft(raw, ".")
+		if root, ext := in.fileRoot(f); ext == "" {
+			if _, inside := within(root, filepath.Dir(f.path)); !inside {
+				return nil, importOutsideRoot(root, base, raw, rest, pos)
+			}
+		}
 		dir = base
 		if rest != "" {
 			dir = importDir(base, strings.Split(rest, "."))
@@ -574,6 +579,32 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 	in.pkgs[pkgPath] = p
 	in.prepare(p)
 	return p, nil
+}
+
+// importOutsideRoot is 0.12.1's answer to a relative import in a main-package
+// file outside its package root (a main.k symlinked from another folder): it
+// spells the package path from the root, each `..` as dots, and finds no
+// package there.
+func importOutsideRoot(root, base, raw, rest string, pos syntax.Position) *Error {
+	rel, _ := filepath.Rel(root, base)
+	pkgPath := strings.ReplaceAll(filepath.ToSlash(rel), "/", ".")
+	if rest != "" {
+		pkgPath += "." + rest
+	}
+	// The root joined with the path as a file path; one starting with a
+	// separator replaces the root.
+	shown := strings.ReplaceAll(pkgPath, ".", "/")
+	if !strings.HasPrefix(shown, "/") {
+		shown = root + "/" + shown
+	}
+	e := errorAt(pos, errkind.CannotFindModule, "Cannot find the module %s from %s", raw, shown)
+	first, _, _ := strings.Cut(pkgPath, ".")
+	e.Suggestions = []string{
+		fmt.Sprintf("try 'kcl mod add %s' to download the missing package", first),
+		"browse more packages at 'https://artifacthub.io'",
+	}
+	e.missing, e.missingPkg = true, pkgPath
+	return e
 }
 
 func (in *Interp) modRoot() string {

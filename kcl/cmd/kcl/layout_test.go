@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -83,5 +84,52 @@ func TestSymlinkedEntryIsFollowed(t *testing.T) {
 		if code != 0 || out != "a: shared\n" {
 			t.Errorf("%q in %s: code %d, stdout %q, stderr %q", c.args, c.dir, code, out, errOut)
 		}
+	}
+}
+
+// kcl run reads a symlinked entry where it points: in a folder whose files
+// link to another folder (runner/src/test_symbolic_link/test_pkg/bbb), the
+// relative import climbs from the target, outside the package root, where
+// 0.12.1 spells the package from the root and finds none. The answer is what
+// kcl run 0.12.1 printed, blank lines aside.
+func TestSymlinkedEntryOutsideItsPackageImportsFromTheTarget(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"aaa/kcl.mod":     "[package]\nname = \"aaa\"\n",
+		"aaa/sub/main.k":  "import .sub as s\n\nThe_first_kcl_program = 'Hello World!'\nb = s.sub",
+		"aaa/sub/sub.k":   "sub = 1",
+		"bbb/kcl.mod":     "[package]\nname = \"bbb\"\n",
+		"inner/real.k":    "import .sub as s\nb = s.sub\n",
+		"inner/sub.k":     "sub = 2\n",
+		"kcl.mod":         "[package]\nname = \"top\"\n",
+		"q/placeholder.k": "",
+	})
+	for _, l := range [][2]string{{"../aaa/sub/main.k", "bbb/main.k"}, {"../aaa/sub/sub.k", "bbb/sub.k"}, {"../inner/real.k", "q/main.k"}} {
+		if err := os.Symlink(l[0], filepath.Join(dir, l[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, errOut := runIn(t, filepath.Join(dir, "bbb"), "run")
+	want := strings.ReplaceAll(`error[E2F04]: CannotFindModule
+ --> ${DIR}/aaa/sub/main.k:1:1
+  |
+1 | import .sub as s
+  | ^ Cannot find the module .sub from ///aaa/sub/sub
+  |
+suggestion: try 'kcl mod add ' to download the missing package
+suggestion: browse more packages at 'https://artifacthub.io'
+error[E2G22]: TypeError
+ --> ${DIR}/aaa/sub/main.k:4:5
+  |
+4 | b = s.sub
+  |     ^ attribute 'sub' not found in 'module '...aaa.sub.sub''
+  |`, "${DIR}", dir)
+	if code != 1 || nonBlank(errOut) != want {
+		t.Errorf("code %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
+	}
+	// Inside the package root the target's folder is where the import is
+	// found (b: 2, not a sub.k beside the link).
+	code, out, errOut := runIn(t, filepath.Join(dir, "q"), "run", "main.k")
+	if code != 0 || out != "b: 2\n" {
+		t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -148,6 +148,11 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	entryIsDir := statErr == nil && fi.IsDir()
 	if entryIsDir {
 		first = absFiles[0]
+	} else if real, err := filepath.EvalSymlinks(absFiles[0]); err == nil && insideAny(real, sandbox, ext) {
+		// A symlinked entry file is read where it points (as 0.12.1 reads
+		// it), and its package root is searched from there; a link leaving
+		// the sandbox is refused when it is read.
+		first = filepath.Dir(real)
 	}
 	if m := findModRoot(first, sandbox); m != "" {
 		modRoot, modFile = m, true

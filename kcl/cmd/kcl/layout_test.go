@@ -126,9 +126,15 @@ error[E2G22]: TypeError
 	if code != 1 || nonBlank(errOut) != want {
 		t.Errorf("code %d, stderr:\n%s\nwant:\n%s", code, errOut, want)
 	}
+	// Given as a file, the entry's package root is searched from the target
+	// (aaa's kcl.mod), where the import is found.
+	code, out, errOut := runIn(t, filepath.Join(dir, "bbb"), "run", "main.k")
+	if code != 0 || out != "The_first_kcl_program: Hello World!\nb: 1\n" {
+		t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
 	// Inside the package root the target's folder is where the import is
 	// found (b: 2, not a sub.k beside the link).
-	code, out, errOut := runIn(t, filepath.Join(dir, "q"), "run", "main.k")
+	code, out, errOut = runIn(t, filepath.Join(dir, "q"), "run", "main.k")
 	if code != 0 || out != "b: 2\n" {
 		t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
 	}

@@ -156,9 +156,25 @@ func keepQueuedInProgress(ctx context.Context, q *fairQueue[jetstream.Msg]) {
 	}
 }
 
-// handle reconciles under the KCLRun's lease and settles the message: ack
-// once status is written, nak with a delay to retry.
+// handle runs a request, and after it those of the same KCLRun that arrived
+// meanwhile (runningHere); stopping, those go back to the stream at once.
 func (s *Service) handle(ctx context.Context, msg jetstream.Msg) {
+	if !s.here.enter(ctx, msg) {
+		return
+	}
+	s.handleOne(ctx, msg)
+	for next := s.here.exit(msg.Subject()); next != nil; next = s.here.exit(msg.Subject()) {
+		if ctx.Err() != nil {
+			_ = next.Nak()
+			continue
+		}
+		s.handleOne(ctx, next)
+	}
+}
+
+// handleOne reconciles under the KCLRun's lease and settles the message: ack
+// once status is written, nak with a delay to retry.
+func (s *Service) handleOne(ctx context.Context, msg jetstream.Msg) {
 	req, err := reconcilerequest.Decode(msg.Data())
 	if err != nil {
 		s.log.Error(err, "dropping undecodable reconcile request", "subject", msg.Subject())
@@ -179,7 +195,7 @@ func (s *Service) handle(ctx context.Context, msg jetstream.Msg) {
 			s.hooks.Enter(req.Key())
 		}
 		out = s.reconcile(ctx, req, delivered)
-		out.Request = req
+		out.Request, out.Delivered = req, delivered
 		if s.hooks.Exit != nil {
 			s.hooks.Exit(req.Key(), out)
 		}

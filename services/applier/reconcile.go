@@ -61,6 +61,9 @@ type Outcome struct {
 	// Request is the reconcile request answered: its reason and trigger say
 	// why the reconcile ran (set before Hooks.Exit).
 	Request reconcilerequest.Request
+	// Delivered is how many times the server delivered the request: 1
+	// unless an earlier attempt handed it back.
+	Delivered uint64
 
 	fingerprint string
 	revision    string

@@ -84,6 +84,7 @@ type Service struct {
 	selector labels.Selector
 
 	leases       *lease.Leases
+	here         *runningHere
 	fingerprints *fingerprintBucket
 	publisher    *reconcilerequest.Publisher
 	clusters     *clusterClients
@@ -164,6 +165,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		compiler: deps.Compiler, resolver: deps.Resolver, hooks: deps.Hooks, selector: selector,
 		publisher: reconcilerequest.NewPublisher(js, cfg.Shard),
 		isUp:      make(chan struct{}),
+		here:      newRunningHere(),
 	}
 	if cfg.StoragePath != "" {
 		// Not created here: a folder that cannot be written fails the

@@ -225,19 +225,50 @@ type reconcileTracker struct {
 	inside   map[string]int
 	overlaps []string
 	outcomes map[string][]applier.Outcome
+	// gates hold the reconciles of a key as they start, until released.
+	gates map[string]chan struct{}
 }
 
 func newTracker() *reconcileTracker {
-	return &reconcileTracker{inside: map[string]int{}, outcomes: map[string][]applier.Outcome{}}
+	return &reconcileTracker{inside: map[string]int{}, outcomes: map[string][]applier.Outcome{}, gates: map[string]chan struct{}{}}
 }
 
 func (t *reconcileTracker) enter(key string) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	t.inside[key]++
 	if t.inside[key] > 1 {
 		t.overlaps = append(t.overlaps, key)
 	}
+	gate := t.gates[key]
+	t.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+}
+
+// hold makes the next reconciles of key wait as they start (holding its
+// lease) until release.
+func (t *reconcileTracker) hold(key string) (release func()) {
+	gate := make(chan struct{})
+	t.mu.Lock()
+	t.gates[key] = gate
+	t.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			t.mu.Lock()
+			delete(t.gates, key)
+			t.mu.Unlock()
+			close(gate)
+		})
+	}
+}
+
+// outcomesOf are the outcomes of key's reconciles, the oldest first.
+func (t *reconcileTracker) outcomesOf(key string) []applier.Outcome {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return append([]applier.Outcome(nil), t.outcomes[key]...)
 }
 
 func (t *reconcileTracker) exit(key string, out applier.Outcome) {

@@ -75,7 +75,7 @@ lint: vet
 	done
 
 # The load driver side by side with Flux's kustomize-controller v1.9.6 (built once into the
-# cache by hack/loadtest/build.sh, not part of setup). LOADTEST_N=20 runs one size instead of
+# cache by hack/loadtest/build.sh, which setup runs). LOADTEST_N=20 runs one size instead of
 # 100, 500 and 1,000; LOADTEST_ARGS passes driver flags (go run ./loadtest --help). Output:
 # the table, loadtest/out/{report.json,first-sync.svg,latency.svg,logs/}.
 loadtest: setup build

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs every prerequisite of `make test` and `make demo` on a fresh machine, idempotently:
 # Debian packages (chromium for the web view's browser tests among them), the project's Go
-# modules, the pinned Go tools, the real kube-apiserver and etcd and source-controller (built
+# modules, the pinned Go tools, the real kube-apiserver and etcd, source-controller and
+# kustomize-controller (built
 # from the Go module proxy, cached outside the checkout), the Flux CRDs and the official KCL
 # engine used as a test oracle. Each step that has work to do prints one line with its
 # duration (hack/step.sh); the tools' output goes to the log named in the first line. With
@@ -40,6 +41,8 @@ fi
 "$here/tools.sh" >/dev/null
 "$here/envtest/build.sh" >/dev/null # the longest step, kube-apiserver: usually 10–15 min on 2 cores
 "$here/e2e/build.sh" >/dev/null
+# test/e2e's ExternalArtifact test and make loadtest run Flux's own kustomize-controller.
+"$here/loadtest/build.sh" >/dev/null
 "$here/envtest/crds.sh" >/dev/null
 oracle="${KCL_ORACLE_DIR:-$HOME/.cache/flux-kcl-controller/kcl-official}"
 if [ -x kcl/hack/oracle.sh ] && [ ! -f "$oracle/node_modules/@kcl-lang/lib-linux-x64-gnu/package.json" ]; then

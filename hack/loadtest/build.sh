@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
-# Builds the real Flux kustomize-controller v1.9.6 for the side-by-side load test from the Go
-# module proxy, once, into a cache folder outside the checkout; prints the binary's path.
-# Not part of make setup or make test: only make loadtest needs it.
+# Builds the real Flux kustomize-controller v1.9.6 from the Go module proxy, once, into a
+# cache folder outside the checkout; prints the binary's path. The side-by-side load test
+# and test/e2e's ExternalArtifact test run it; hack/setup.sh builds it.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 version=v1.9.6
-cache="${FKC_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flux-kcl-controller}"
-out="$cache/loadtest/kustomize-controller-$version"
+. "$here/../step.sh"
+out="$fkc_cache/loadtest/kustomize-controller-$version"
+go_build() ( # a subshell, for its cd
+  cd "$here/kustomize-controller" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod \
+    go build -trimpath -ldflags "-s -w" -o "$out.tmp" github.com/fluxcd/kustomize-controller
+)
 mkdir -p "$(dirname "$out")"
 # Concurrent callers: one builds, the others wait.
 exec 9>"$out.lock"
 flock 9
 if [ ! -x "$out" ]; then
-  echo "building kustomize-controller $version into $out (takes a while) ..." >&2
-  start=$SECONDS
-  (cd "$here/kustomize-controller" && GOWORK=off CGO_ENABLED=0 GOFLAGS=-mod=mod \
-    go build -trimpath -ldflags "-s -w" -o "$out.tmp" github.com/fluxcd/kustomize-controller)
+  fkc_step "building kustomize-controller $version from source" "$(dirname "$out")" go_build
   mv "$out.tmp" "$out"
-  echo "built kustomize-controller in $((SECONDS - start))s" >&2
 fi
 echo "$out"

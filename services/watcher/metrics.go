@@ -11,7 +11,7 @@ import (
 var (
 	requestsPublished = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "fkc_watcher_reconcile_requests_total",
-		Help: "Reconcile requests published on JetStream, by reason and by result (published, duplicate).",
+		Help: "Reconcile requests published on JetStream, by reason and by result (published, duplicate, skipped: a rollout's request taken moments ago, not sent again).",
 	}, []string{"reason", "result"})
 	publishErrors = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "fkc_watcher_publish_errors_total",

@@ -63,6 +63,7 @@ type Service struct {
 
 	queue    workqueue.TypedRateLimitingInterface[pending]
 	schedule *schedule
+	recent   *recentlyPublished
 
 	// sourceKinds are the source kinds whose CRDs exist and are watched.
 	sourceKinds map[string]bool
@@ -157,6 +158,7 @@ func New(cfg Config, deps Deps) (*Service, error) {
 		log:         deps.Logger.WithName("watcher"),
 		queue:       workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[pending]()),
 		schedule:    newSchedule(cfg.IntervalJitterPercentage),
+		recent:      newRecentlyPublished(),
 		sourceKinds: map[string]bool{},
 		startID:     strconv.FormatInt(time.Now().UnixNano(), 10),
 		clock:       deps.Clock,
@@ -279,10 +281,15 @@ func (s *Service) publishNext(ctx context.Context) bool {
 		return false
 	}
 	defer s.queue.Done(item)
+	reason := string(item.req.Reason)
+	if s.recent.remembers(item.req, item.msgID) {
+		s.queue.Forget(item)
+		requestsPublished.WithLabelValues(reason, "skipped").Inc()
+		return true
+	}
 	pubCtx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	res, err := s.publisher.Publish(pubCtx, item.req, item.msgID)
-	reason := string(item.req.Reason)
 	if err != nil {
 		publishErrors.WithLabelValues(reason).Inc()
 		if ctx.Err() != nil {
@@ -290,6 +297,7 @@ func (s *Service) publishNext(ctx context.Context) bool {
 		}
 		if errors.Is(err, jetstream.ErrNoStreamResponse) {
 			// The stream is gone (deleted by hand, a NATS store wiped): recreate it.
+			s.recent.forget()
 			if _, ensureErr := reconcilerequest.EnsureStream(ctx, s.js, s.cfg.Shard, s.streamOptions()...); ensureErr != nil {
 				s.log.Error(ensureErr, "recreating the reconcile-request stream")
 			}
@@ -304,6 +312,7 @@ func (s *Service) publishNext(ctx context.Context) bool {
 		return true
 	}
 	s.queue.Forget(item)
+	s.recent.taken(item.req, item.msgID, res)
 	result := "published"
 	if res.Duplicate {
 		result = "duplicate"

@@ -38,14 +38,16 @@ func TestControlPlaneDiesWithItsParent(t *testing.T) {
 
 	// The helper prints its kubeconfig, which it never removes since it never stops.
 	var kubeconfig string
+	var said []string // the helper's test output, to show why it failed
 	lines := bufio.NewScanner(out)
 	for lines.Scan() {
 		if path, ok := strings.CutPrefix(lines.Text(), "kubeconfig="); ok {
 			kubeconfig = path
 			break
 		}
+		said = append(said, lines.Text())
 	}
-	g.Expect(kubeconfig).NotTo(BeEmpty(), "helper did not start an Env")
+	g.Expect(kubeconfig).NotTo(BeEmpty(), "helper did not start an Env; it said:\n%s", strings.Join(said, "\n"))
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	g.Expect(err).NotTo(HaveOccurred())
 	cfg.Timeout = 5 * time.Second

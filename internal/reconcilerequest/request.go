@@ -74,6 +74,9 @@ type Request struct {
 	// RequestedAt is the value of the reconcile.fluxcd.io/requestedAt
 	// annotation seen, for the applier to copy into status.lastHandledReconcileAt.
 	RequestedAt string `json:"requestedAt,omitempty"`
+	// Publisher names the watcher start that published the request: an
+	// applier in the same process reads that watcher's caches for it.
+	Publisher string `json:"publisher,omitempty"`
 	// PublishedAt is the watcher's clock when it published.
 	PublishedAt time.Time `json:"publishedAt"`
 }

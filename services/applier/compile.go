@@ -131,12 +131,17 @@ func (s *Service) knownPolicies(ctx context.Context, obj *v1alpha1.KCLRun) ([]wo
 // returned as given).
 func (s *Service) lookupPolicy(ctx context.Context, obj *v1alpha1.KCLRun, namespace, name string) (workerclient.ImagePolicy, *v1alpha1.KCLRunRollout, error) {
 	p := workerclient.ImagePolicy{Namespace: namespace, Name: name}
+	key := types.NamespacedName{Namespace: namespace, Name: name}
 	policy := &imagev1.ImagePolicy{}
-	if err := s.client.Get(ctx, types.NamespacedName{Namespace: namespace, Name: name}, policy); err != nil {
-		if apierrors.IsNotFound(err) {
-			return p, nil, nil
+	if !cachedGet(ctx, key, policy) {
+		// Not in the cache may be not listed there yet: only the apiserver says it is missing.
+		policy = &imagev1.ImagePolicy{}
+		if err := s.client.Get(ctx, key, policy); err != nil {
+			if apierrors.IsNotFound(err) {
+				return p, nil, nil
+			}
+			return p, nil, fmt.Errorf("reading ImagePolicy %s/%s: %w", namespace, name, err)
 		}
-		return p, nil, fmt.Errorf("reading ImagePolicy %s/%s: %w", namespace, name, err)
 	}
 	p.Found = true
 	if r := policy.Status.LatestRef; r != nil {

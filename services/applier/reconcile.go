@@ -18,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
 	"github.com/kcl-lang/flux-kcl-controller/internal/arguments"
@@ -80,8 +79,9 @@ type Outcome struct {
 // reconcile runs one Flux-style reconciliation of the KCLRun named by req.
 func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, delivered uint64) Outcome {
 	key := types.NamespacedName{Namespace: req.Namespace, Name: req.Name}
-	obj := &v1alpha1.KCLRun{}
-	if err := s.client.Get(ctx, key, obj); err != nil {
+	ctx = s.withWatchCache(ctx, req)
+	obj, err := s.readKCLRun(ctx, key)
+	if err != nil {
 		if apierrors.IsNotFound(err) {
 			s.forget(ctx, key)
 			return Outcome{Result: ResultGone}
@@ -103,12 +103,8 @@ func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, d
 		s.recordFailure(obj, out)
 		return out
 	}
-	if !controllerutil.ContainsFinalizer(obj, v1alpha1.KCLRunFinalizer) || controllerutil.ContainsFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer) {
-		orig := obj.DeepCopy()
-		controllerutil.AddFinalizer(obj, v1alpha1.KCLRunFinalizer)
-		// A KCLRun of the original controller: ours takes over its finalizer.
-		controllerutil.RemoveFinalizer(obj, v1alpha1.LegacyKCLRunFinalizer)
-		if err := s.client.Patch(ctx, obj, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+	if needsFinalizer(obj) {
+		if err := s.addFinalizer(ctx, obj); err != nil {
 			return s.transient(fmt.Errorf("adding finalizer: %w", err), delivered)
 		}
 	}

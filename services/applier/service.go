@@ -50,6 +50,9 @@ type Deps struct {
 	Logger logr.Logger
 	// Hooks observe reconciles (tests and instrumentation); zero value is fine.
 	Hooks Hooks
+	// WatchCache is the watcher's caches when it runs in this process; nil
+	// reads the apiserver (the split deployment).
+	WatchCache WatchCache
 }
 
 // Hooks are called around every reconcile that holds the KCLRun's lease.
@@ -97,6 +100,8 @@ type Service struct {
 	outage *apiserveroutage.Gate
 	// rollouts are the ImageRollouts, read by the markers they govern.
 	rollouts *imageRollouts
+	// watchCache answers reads of the requests its watcher published.
+	watchCache WatchCache
 	// storage holds what KCLRuns in mode ExternalArtifact publish; nil
 	// without --storage-path.
 	storage *artifactStorage
@@ -163,9 +168,10 @@ func New(cfg Config, deps Deps) (*Service, error) {
 	s := &Service{
 		cfg: cfg, log: deps.Logger, client: c, rest: deps.RESTConfig, scheme: scheme, js: js, nc: deps.NATS,
 		compiler: deps.Compiler, resolver: deps.Resolver, hooks: deps.Hooks, selector: selector,
-		publisher: reconcilerequest.NewPublisher(js, cfg.Shard),
-		isUp:      make(chan struct{}),
-		here:      newRunningHere(),
+		publisher:  reconcilerequest.NewPublisher(js, cfg.Shard),
+		isUp:       make(chan struct{}),
+		here:       newRunningHere(),
+		watchCache: deps.WatchCache,
 	}
 	if cfg.StoragePath != "" {
 		// Not created here: a folder that cannot be written fails the

@@ -24,6 +24,12 @@ type sourceNotReadyError struct{ msg string }
 
 func (e *sourceNotReadyError) Error() string { return e.msg }
 
+// sourceObject is a Flux source kind.
+type sourceObject interface {
+	client.Object
+	GetArtifact() *meta.Artifact
+}
+
 // sourceArtifact returns the artifact of the KCLRun's source.
 func (s *Service) sourceArtifact(ctx context.Context, obj *v1alpha1.KCLRun) (*meta.Artifact, error) {
 	ref := obj.Spec.SourceRef
@@ -31,23 +37,26 @@ func (s *Service) sourceArtifact(ctx context.Context, obj *v1alpha1.KCLRun) (*me
 	if s.cfg.NoCrossNamespaceRefs && ns != obj.Namespace {
 		return nil, &accessDeniedError{fmt.Sprintf("can't access '%s/%s', cross-namespace references have been blocked", ref.Kind, types.NamespacedName{Namespace: ns, Name: ref.Name})}
 	}
-	var src interface {
-		client.Object
-		GetArtifact() *meta.Artifact
-	}
+	var newSource func() sourceObject
 	switch ref.Kind {
 	case sourcev1.GitRepositoryKind:
-		src = &sourcev1.GitRepository{}
+		newSource = func() sourceObject { return &sourcev1.GitRepository{} }
 	case sourcev1.OCIRepositoryKind:
-		src = &sourcev1.OCIRepository{}
+		newSource = func() sourceObject { return &sourcev1.OCIRepository{} }
 	case sourcev1.BucketKind:
-		src = &sourcev1.Bucket{}
+		newSource = func() sourceObject { return &sourcev1.Bucket{} }
 	case sourcev1.ExternalArtifactKind:
-		src = &sourcev1.ExternalArtifact{}
+		newSource = func() sourceObject { return &sourcev1.ExternalArtifact{} }
 	default:
 		return nil, &accessDeniedError{fmt.Sprintf("source kind %q is not supported", ref.Kind)}
 	}
 	name := types.NamespacedName{Namespace: ns, Name: ref.Name}
+	// The watcher's cache keeps only the artifact: one without an artifact is
+	// read again for its Ready message.
+	if src := newSource(); cachedGet(ctx, name, src) && src.GetArtifact() != nil {
+		return src.GetArtifact(), nil
+	}
+	src := newSource()
 	if err := s.client.Get(ctx, name, src); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, &sourceNotReadyError{fmt.Sprintf("Source '%s/%s' not found", ref.Kind, name)}

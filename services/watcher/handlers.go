@@ -73,7 +73,8 @@ func (s *Service) watch(ctx context.Context) ([]registration, error) {
 			return nil, err
 		}
 	}
-	if s.kindServed(imagev1.GroupVersion.WithKind(imagev1.ImagePolicyKind)) {
+	s.imagePolicies = s.kindServed(imagev1.GroupVersion.WithKind(imagev1.ImagePolicyKind))
+	if s.imagePolicies {
 		if err := add(&imagev1.ImagePolicy{}, s.imagePolicyHandler(ctx)); err != nil {
 			return nil, err
 		}

@@ -67,6 +67,8 @@ type Service struct {
 
 	// sourceKinds are the source kinds whose CRDs exist and are watched.
 	sourceKinds map[string]bool
+	// imagePolicies is whether the ImagePolicy CRD exists and is watched.
+	imagePolicies bool
 	// startID tells this start's resync requests from earlier ones.
 	startID string
 
@@ -289,6 +291,8 @@ func (s *Service) publishNext(ctx context.Context) bool {
 	}
 	pubCtx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
+	// The applier beside this watcher (all-in-one) may answer it from these caches.
+	item.req.Publisher = s.startID
 	res, err := s.publisher.Publish(pubCtx, item.req, item.msgID)
 	if err != nil {
 		publishErrors.WithLabelValues(reason).Inc()

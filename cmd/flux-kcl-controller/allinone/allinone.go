@@ -138,20 +138,6 @@ func (p *Process) build(registry *prometheus.Registry, watcherConn, applierConn 
 	}
 	closeWorkers := func() { _ = workers.Close() }
 
-	applierCfg := p.cfg.Applier
-	applierCfg.MetricsAddr, applierCfg.HealthAddr = "", ""
-	applierSvc, err := applier.New(applierCfg, applier.Deps{
-		RESTConfig: p.deps.RestConfig,
-		NATS:       applierConn,
-		Compiler:   workers,
-		Resolver:   workers,
-		Registerer: registry,
-		Logger:     log.WithName("applier"),
-	})
-	if err != nil {
-		closeWorkers()
-		return nil, nil, fmt.Errorf("applier: %w", err)
-	}
 	js, err := jetstream.New(watcherConn)
 	if err != nil {
 		closeWorkers()
@@ -163,6 +149,22 @@ func (p *Process) build(registry *prometheus.Registry, watcherConn, applierConn 
 	if err != nil {
 		closeWorkers()
 		return nil, nil, fmt.Errorf("watcher: %w", err)
+	}
+	applierCfg := p.cfg.Applier
+	applierCfg.MetricsAddr, applierCfg.HealthAddr = "", ""
+	applierSvc, err := applier.New(applierCfg, applier.Deps{
+		RESTConfig: p.deps.RestConfig,
+		NATS:       applierConn,
+		Compiler:   workers,
+		Resolver:   workers,
+		Registerer: registry,
+		Logger:     log.WithName("applier"),
+		// One process: the applier reads what the watcher's caches hold.
+		WatchCache: watcherSvc.CacheReader(),
+	})
+	if err != nil {
+		closeWorkers()
+		return nil, nil, fmt.Errorf("applier: %w", err)
 	}
 	p.applierUp = applierSvc.Up()
 	return map[string]func(context.Context) error{

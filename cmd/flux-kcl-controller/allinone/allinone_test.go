@@ -14,6 +14,7 @@ import (
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -46,12 +47,18 @@ func startProcess(tb testing.TB) (*kube.Env, *artifactserver.Server, *Process) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
 	env := kube.StartT(tb)
 	artifacts := artifactserver.StartT(tb)
+	return env, artifacts, runProcess(tb, env.Config)
+}
+
+// runProcess runs the all-in-one process on config until tb ends.
+func runProcess(tb testing.TB, config *rest.Config) *Process {
+	tb.Helper()
 	// The defaults but the HTTP endpoints: NATS and the workers stay in-process, which
 	// every test checks by the process's listening sockets, at start and at the end.
 	cfg := DefaultConfig()
 	cfg.NATSStoreDir = tb.TempDir()
 	cfg.MetricsAddr, cfg.HealthAddr = "", ""
-	proc, err := New(cfg, Deps{RestConfig: env.Config, Logger: logr.Discard()})
+	proc, err := New(cfg, Deps{RestConfig: config, Logger: logr.Discard()})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -77,7 +84,7 @@ func startProcess(tb testing.TB) (*kube.Env, *artifactserver.Server, *Process) {
 	if opened := newListeners(tb, listening); len(opened) > 0 {
 		tb.Errorf("the all-in-one process opened ports: %v", opened)
 	}
-	return env, artifacts, proc
+	return proc
 }
 
 // TestAllInOneAppliesAndFollowsTheSource runs the whole process against a real

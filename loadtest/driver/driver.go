@@ -64,6 +64,10 @@ type Options struct {
 	// through every KCL first sync; the first round then elects a new image
 	// and follows the waves (report.Rollout).
 	Rollout bool
+	// NoService makes every tenant's program render no Service, so that the
+	// apiserver's ClusterIP allocator (a scan of every IPAddress per Service
+	// create) weighs on neither side.
+	NoService bool
 	// SteadyWindow is the quiet window measured; 0 skips it.
 	SteadyWindow time.Duration
 

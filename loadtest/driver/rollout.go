@@ -60,6 +60,9 @@ func stageOf(index, n int) string {
 // apply the same agent container).
 func (d *driver) sideTenants(side tenant.Side, n int) []tenant.Tenant {
 	ts := tenants(side, n)
+	for i := range ts {
+		ts[i].NoService = d.opts.NoService
+	}
 	if d.opts.Rollout {
 		for i := range ts {
 			ts[i].Stage = stageOf(ts[i].Index, n)

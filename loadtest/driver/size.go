@@ -24,8 +24,8 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/test/harness/imagepolicy"
 )
 
-// runSize measures one size on a fresh cluster: the KCL side first, then the
-// reference; further first-sync rounds follow, each on its own fresh cluster.
+// runSize measures one size: the KCL side first, then the reference, each on
+// a fresh cluster of its own; further first-sync rounds follow the same way.
 func (d *driver) runSize(ctx context.Context, n int) (*report.Size, error) {
 	size := &report.Size{N: n}
 	// The bad-input runs take turns with the clean rounds, so that the
@@ -50,20 +50,19 @@ func (d *driver) runRound(ctx context.Context, size *report.Size, round int) err
 	if d.opts.FirstSyncRounds > 1 {
 		d.logf("N=%d: round %d of %d", n, round, d.opts.FirstSyncRounds)
 	}
-	d.logf("N=%d: preparing the apiserver", n)
-	cl, stop, err := d.startClusterAndArtifacts(ctx)
-	if err != nil {
-		return err
-	}
-	defer stop()
-
-	kcl, err := d.runKCL(ctx, cl, size, full)
+	kcl, err := d.onFreshCluster(ctx, n, "flux-kcl-controller", func(cl *cluster) (report.FirstSync, error) {
+		return d.runKCL(ctx, cl, size, full)
+	})
 	if err != nil {
 		return err
 	}
 	var kust *report.FirstSync
 	if d.opts.KustomizeController != "" {
-		fs, err := d.runKustomize(ctx, cl, size, full)
+		// A cluster of its own: the KCL side's objects would weigh on this
+		// one's apiserver (each Service create scans every ClusterIP).
+		fs, err := d.onFreshCluster(ctx, n, "kustomize-controller", func(cl *cluster) (report.FirstSync, error) {
+			return d.runKustomize(ctx, cl, size, full)
+		})
 		if err != nil {
 			return err
 		}
@@ -71,6 +70,18 @@ func (d *driver) runRound(ctx context.Context, size *report.Size, round int) err
 	}
 	size.Rounds = append(size.Rounds, report.NewRound(kcl, kust))
 	return nil
+}
+
+// onFreshCluster runs one side of a round on its own cluster (fresh unless
+// --kubeconfig) and artifact server, stopped when it returns.
+func (d *driver) onFreshCluster(ctx context.Context, n int, side string, run func(*cluster) (report.FirstSync, error)) (report.FirstSync, error) {
+	d.logf("N=%d: preparing the apiserver for %s", n, side)
+	cl, stop, err := d.startClusterAndArtifacts(ctx)
+	if err != nil {
+		return report.FirstSync{}, err
+	}
+	defer stop()
+	return run(cl)
 }
 
 // startClusterAndArtifacts starts what a round runs on: a cluster (fresh

@@ -34,6 +34,9 @@ type Tenant struct {
 	// RolloutNamespace), which one ImageRollout stages; the KCLRun carries
 	// Stage as its StageLabel. Empty: the program is the plain one.
 	Stage string
+	// NoService drops the Service from the program: a run without the
+	// apiserver's ClusterIP allocator in its cost.
+	NoService bool
 }
 
 // The shared policy of the rollout scenario: one ImagePolicy that every
@@ -77,7 +80,11 @@ func (t Tenant) Program(revision, tag string) string {
 		agent = fmt.Sprintf("    agent = %q  # {\"$imagepolicy\": \"%s:%s\"}\n", AgentImage(AgentFirstTag), RolloutNamespace, AgentPolicy)
 		container = ` + [{name = "agent", image = app.agent}]`
 	}
-	return fmt.Sprintf(program, t.Namespace(), t.Image(tag), t.Namespace(), t.Index, revision, t.Index, field, agent, container)
+	service := serviceEntry
+	if t.NoService {
+		service = ""
+	}
+	return fmt.Sprintf(program, t.Namespace(), t.Image(tag), t.Namespace(), t.Index, revision, t.Index, field, agent, container, service)
 }
 
 // AgentFirstTag is the agent's tag in the program, the shared policy's first election.
@@ -136,7 +143,11 @@ manifests.yaml_stream([
             }
         }
     }
-    {
+%[10]s])
+`
+
+// serviceEntry is the program's Service, the last item of its stream.
+const serviceEntry = `    {
         apiVersion = "v1"
         kind = "Service"
         metadata = {name = app.name, namespace = app.namespace, labels = _labels}
@@ -145,7 +156,6 @@ manifests.yaml_stream([
             ports = [{name = "http", port = 80, targetPort = "http"}]
         }
     }
-])
 `
 
 // ConfigMapName is the name of the object that carries the revision.

@@ -30,6 +30,17 @@ func TestTwinRendersTheSameObjectsInItsOwnNamespace(t *testing.T) {
 	}
 }
 
+func TestNoServiceRendersTheOthers(t *testing.T) {
+	out, err := Render(context.Background(), Tenant{Index: 7, Side: KCL, NoService: true}.Program("r1", "1.0.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	if strings.Contains(got, "kind: Service") || !strings.Contains(got, "kind: ConfigMap") || !strings.Contains(got, "kind: Deployment") {
+		t.Errorf("want a ConfigMap and a Deployment, no Service:\n%s", got)
+	}
+}
+
 func TestProgramsDifferAcrossTenants(t *testing.T) {
 	if (Tenant{Index: 1, Side: KCL}).Program("r1", "1.0.0") == (Tenant{Index: 2, Side: KCL}).Program("r1", "1.0.0") {
 		t.Error("two tenants share a program; compiles would hit the cache")

@@ -50,7 +50,7 @@ func BenchmarkNoOpReconcileMarker(b *testing.B) {
 			// The watcher's own requests (Created, the rollout's) settle first.
 			requestAndWait(b, ns, "web", reconcilerequest.ReasonRequested)
 			waitQuiet(b, key)
-			before := requests.in(ns)
+			before := requests.In(ns)
 			b.ResetTimer()
 			for range b.N {
 				n := tracker.count(key)
@@ -61,7 +61,7 @@ func BenchmarkNoOpReconcileMarker(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			after := requests.in(ns)
+			after := requests.In(ns)
 			total := 0
 			for k, v := range after {
 				total += v - before[k]

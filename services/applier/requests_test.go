@@ -25,7 +25,7 @@ func TestFirstSyncRequests(t *testing.T) {
 	createKCLRun(t, ns, "web", "web")
 	readyAt(t, ns, "web", web.Revision)
 
-	counts := requests.in(ns)
+	counts := requests.In(ns)
 	g.Expect(counts).To(HaveKeyWithValue("PATCH deployments", 1))
 	g.Expect(counts).To(HaveKeyWithValue("PATCH services", 1))
 	g.Expect(counts).NotTo(HaveKey("GET deployments"))

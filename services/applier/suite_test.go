@@ -36,6 +36,7 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/services/applier"
 	"github.com/kcl-lang/flux-kcl-controller/services/compiler"
 	"github.com/kcl-lang/flux-kcl-controller/services/resolver"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/apirequests"
 	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
 	"github.com/kcl-lang/flux-kcl-controller/test/harness/natsserver"
@@ -52,7 +53,7 @@ var (
 	workers   *workerclient.Client
 	tracker   = newTracker()
 	writes    = &writeCounter{}
-	requests  = &requestLog{}
+	requests  = &apirequests.Log{}
 	// metrics is the registry of the package's applier.
 	metrics = prometheus.NewRegistry()
 	events  = newEventSink()
@@ -176,7 +177,7 @@ func startApplierWith(ctx context.Context, name, eventsAddr string, reg promethe
 	cfg.StoragePath, cfg.StorageAddr = storageDir, "127.0.0.1:0"
 	restCfg := rest.CopyConfig(env.Config)
 	restCfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		return refusedStatus.wrap(writes.wrap(requests.wrap(rt)))
+		return refusedStatus.wrap(writes.wrap(requests.Wrap(rt)))
 	}
 	restCfg.QPS, restCfg.Burst = 200, 400
 	deps := applier.Deps{
@@ -360,43 +361,6 @@ func (w *writeCounter) wrap(rt http.RoundTripper) http.RoundTripper {
 		}
 		return rt.RoundTrip(r)
 	})
-}
-
-// requestLog keeps "METHOD path" of every request the appliers send.
-type requestLog struct {
-	mu  sync.Mutex
-	all []string
-}
-
-func (l *requestLog) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		l.mu.Lock()
-		l.all = append(l.all, r.Method+" "+r.URL.Path)
-		l.mu.Unlock()
-		return rt.RoundTrip(r)
-	})
-}
-
-// in counts the logged requests of one namespace by "METHOD resource[/subresource]".
-func (l *requestLog) in(namespace string) map[string]int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	counts := map[string]int{}
-	marker := "/namespaces/" + namespace + "/"
-	for _, r := range l.all {
-		method, path, _ := strings.Cut(r, " ")
-		_, rest, ok := strings.Cut(path, marker)
-		if !ok {
-			continue
-		}
-		parts := strings.Split(rest, "/") // resource, name, subresource
-		key := method + " " + parts[0]
-		if len(parts) > 2 {
-			key += "/" + parts[2]
-		}
-		counts[key]++
-	}
-	return counts
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

@@ -2,9 +2,7 @@ package allinone
 
 import (
 	"context"
-	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kclv1 "github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/test/harness/apirequests"
 	"github.com/kcl-lang/flux-kcl-controller/test/harness/artifactserver"
 	"github.com/kcl-lang/flux-kcl-controller/test/harness/imagepolicy"
 	"github.com/kcl-lang/flux-kcl-controller/test/harness/kube"
@@ -44,9 +43,9 @@ func TestFirstSyncReadsNothing(t *testing.T) {
 	_, err = artifactserver.CreateSource(ctx, c, "GitRepository", ns, "repo", art)
 	g.Expect(err).NotTo(HaveOccurred())
 
-	requests := &namespaceRequests{namespace: ns, counts: map[string]int{}}
+	requests := &apirequests.Log{}
 	config := rest.CopyConfig(env.Config)
-	config.Wrap(requests.wrap)
+	config.Wrap(requests.Wrap)
 	runProcess(t, config)
 
 	run := &kclv1.KCLRun{
@@ -66,7 +65,7 @@ func TestFirstSyncReadsNothing(t *testing.T) {
 		g.Expect(cur.Finalizers).To(ContainElement(kclv1.KCLRunFinalizer))
 	}, 2*time.Minute, 100*time.Millisecond).Should(Succeed())
 	// Events (Flux's, one per reason) are not the point here: the writes and reads are.
-	counts := requests.snapshot()
+	counts := requests.In(ns)
 	delete(counts, "POST events")
 	g.Expect(counts).To(Equal(map[string]int{
 		"PATCH deployments":    1,
@@ -74,41 +73,3 @@ func TestFirstSyncReadsNothing(t *testing.T) {
 		"PATCH kclruns/status": 1,
 	}))
 }
-
-// namespaceRequests counts the requests into one namespace by
-// "METHOD resource[/subresource]".
-type namespaceRequests struct {
-	namespace string
-	mu        sync.Mutex
-	counts    map[string]int
-}
-
-func (r *namespaceRequests) wrap(rt http.RoundTripper) http.RoundTripper {
-	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		if _, rest, ok := strings.Cut(req.URL.Path, "/namespaces/"+r.namespace+"/"); ok {
-			parts := strings.Split(rest, "/") // resource, name, subresource
-			key := req.Method + " " + parts[0]
-			if len(parts) > 2 {
-				key += "/" + parts[2]
-			}
-			r.mu.Lock()
-			r.counts[key]++
-			r.mu.Unlock()
-		}
-		return rt.RoundTrip(req)
-	})
-}
-
-func (r *namespaceRequests) snapshot() map[string]int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make(map[string]int, len(r.counts))
-	for k, v := range r.counts {
-		out[k] = v
-	}
-	return out
-}
-
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -130,8 +130,8 @@ func (r *checker) expr(e syntax.Expr) {
 			if r.reported > before {
 				return
 			}
-			if !r.shadowed(e.Name) && r.schemaByIdent(r.pkg, e.Name) == nil {
-				if t := r.identType(e.Name); invalidSchemaType(t) {
+			if r.shadowed(e.Name) || r.schemaByIdent(r.pkg, e.Name) == nil {
+				if t, ok := r.schemaNameType(e.Name); !ok {
 					r.report(errkind.Compile, e.Name.Pos(), "Invalid schema type '%s'", t)
 					return
 				}
@@ -477,14 +477,30 @@ func (r *checker) lambdaBodyType(e *syntax.LambdaExpr) *typ {
 	return anyT
 }
 
-// invalidSchemaType reports a type `name {...}` cannot be made from: no
-// schema, no dict (a list, a string, a number, a bool).
-func invalidSchemaType(t *typ) bool {
-	switch t.kind {
-	case tList, tStr, tInt, tFloat, tBool, tLitStr, tLitInt, tLitFloat, tLitBool:
-		return true
+// schemaNameType is the type of the name of `name {...}` that is no
+// schema, and whether a value can be made from it as the official
+// walk_schema_expr has it: a dict, any or None (a value unioned at run time);
+// not a module, a function, a union, a list or a scalar. A type alias is its
+// type.
+func (r *checker) schemaNameType(id *syntax.Identifier) (string, bool) {
+	t := r.identType(id)
+	if len(id.Names) == 1 && !r.shadowed(id) {
+		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil {
+			switch {
+			case sym.kind == symTypeAlias && sym.alias != nil:
+				t = r.fromSyntax(r.pkg, sym.alias.Ty, 0)
+			case sym.kind == symModule && sym.module != nil:
+				return "module '" + sym.module.Path + "'", false
+			case sym.kind == symModule && sym.system != "":
+				return "module '" + sym.system + "'", false
+			}
+		}
 	}
-	return false
+	switch t.kind {
+	case tAny, tNone, tDict, tSchema:
+		return t.String(), true
+	}
+	return t.String(), false
 }
 
 // compTargets declares a comprehension's loop variables, typed by what

@@ -40,7 +40,9 @@ func (in *Interp) schemaExprType(e *env, name *syntax.Identifier) (value.Value, 
 		}
 		nt, ok := a.ty.(*syntax.NamedType)
 		if !ok {
-			break
+			// An alias of another type (a dict, any) names no value at
+			// run time: 0.12.1 unions the config into nothing.
+			return value.Undefined, nil
 		}
 		e, name = ae, nt.Identifier
 	}
@@ -67,11 +69,23 @@ func (in *Interp) evalSchemaExpr(e *env, x *syntax.SchemaExpr) (value.Value, err
 	}
 	def, ok := schemaDefOf(tv)
 	if !ok {
-		// `value {config}` unions config into a copy of a dict or instance.
-		if isContainerValue(tv) {
-			return in.union(tv, cfg, x.Pos())
+		// `value {config}` unions config into a copy of what the name
+		// holds, as 0.12.1 does for a name the static pass lets through
+		// (an any): a dict or instance, None or nothing; a function gives
+		// nothing, any other value cannot be or-ed with a dict.
+		// A failure is located where the runtime is then: the last
+		// config entry evaluated, else the expression.
+		at := x.Pos()
+		if c := in.curPos; c.File == at.File && c.Offset > at.Offset {
+			at = c
 		}
-		return nil, errorAt(x.Name.Pos(), errkind.Evaluation, "'%s' is not a schema type", x.Name.Name())
+		switch {
+		case isContainerValue(tv), value.IsNoneOrUndefined(tv):
+			return in.union(tv, cfg, at)
+		case tv.Type() == value.TypeFunction:
+			return value.Undefined, nil
+		}
+		return nil, errorAt(lineOnly(at), errkind.Evaluation, "unsupported operand type(s) for |: '%q' and '%q'", tv.Type(), cfg.Type())
 	}
 	d, ok := value.AsDict(cfg)
 	if !ok {

@@ -517,9 +517,14 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 		pkgPath = in.relImportPath(f, dir, raw)
 		if pkgPath == raw && n > 1 {
 			// Above the program's root the official loader finds no
-			// package and names the folder n-2 levels up from the file's.
+			// package and names the folder n-2 levels up from the file's,
+			// never above the root (....x from root/a/b.k names the root).
 			up := filepath.Dir(f.path)
+			root, _ := in.fileRoot(f)
 			for i := 2; i < n; i++ {
+				if _, inside := within(root, filepath.Dir(up)); !inside {
+					break
+				}
 				up = filepath.Dir(up)
 			}
 			e := errorAt(pos, errkind.CannotFindModule, "Failed to import the module %s from %s/. No KCL files found in the specified folder", raw, up)

@@ -195,6 +195,45 @@ error[E2L23]: CompileError
 3 | import math as nope
   | ^ the name 'nope' is defined multiple times, 'nope' must be defined only once
   |`,
+}, {
+	name:  "a relative import above the package root names the root, however far it climbs",
+	files: map[string]string{"kcl.mod": "[package]\nname = \"p\"\n", "s1/main.k": "import ...up2\nimport ....up3\n"},
+	args:  []string{"s1/main.k"},
+	code:  1,
+	want: `error[E2F04]: CannotFindModule
+ --> ${DIR}/s1/main.k:1:1
+  |
+1 | import ...up2
+  | ^ Failed to import the module ...up2 from ${DIR}/. No KCL files found in the specified folder
+  |
+error[E2F04]: CannotFindModule
+ --> ${DIR}/s1/main.k:2:1
+  |
+2 | import ....up3
+  | ^ Failed to import the module ....up3 from ${DIR}/. No KCL files found in the specified folder
+  |`,
+}, {
+	name:  "a type alias of a union is no schema name",
+	files: map[string]string{"main.k": "schema S:\n    a: int = 1\n\ntype A = S | int\nx: A {}\n"},
+	args:  []string{"main.k"},
+	code:  1,
+	want: `error[E2L23]: CompileError
+ --> ${DIR}/main.k:5:4
+  |
+5 | x: A {}
+  |    ^ Invalid schema type 'S | int'
+  |`,
+}, {
+	name:  "an any-typed int used as a schema fails where the runtime is: its last config entry",
+	files: map[string]string{"main.k": "a: any = 1\nx = a {\n    b = 1\n}\n"},
+	args:  []string{"main.k"},
+	code:  1,
+	want: `error[E3M38]: EvaluationError
+ --> ${DIR}/main.k:3:1
+  |
+3 |     b = 1
+  |  unsupported operand type(s) for |: '"int"' and '"dict"'
+  |`,
 }}
 
 const missingFoo = `error[E2F04]: CannotFindModule

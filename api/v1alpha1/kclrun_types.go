@@ -59,7 +59,8 @@ const (
 	// InvalidRequestReason stalls a KCLRun the workers refuse as invalid, or
 	// whose spec.driftDetection.mode or spec.output.mode is none of its words.
 	InvalidRequestReason = "InvalidRequest"
-	// PrunedReason is the event of the objects a deletion pruned.
+	// PrunedReason is the event of the objects a deletion pruned, and of an
+	// ExternalArtifact deleted because the KCLRun no longer publishes it.
 	PrunedReason = "Pruned"
 	// ImageUpdatedReason is the event of an image moved by an ImagePolicy.
 	ImageUpdatedReason = "ImageUpdated"

@@ -116,8 +116,8 @@ func (e *storageError) Unwrap() error { return e.err }
 func (st *artifactStorage) store(namespace, name, revision string, data []byte) (*meta.Artifact, error) {
 	sum := sha256.Sum256(data)
 	digest := hex.EncodeToString(sum[:])
-	rel := path.Join(artifactKind, namespace, name, digest+".tar.gz")
-	dir := filepath.Join(st.root, artifactKind, namespace, name)
+	rel := path.Join(artifactDir(namespace, name), digest+".tar.gz")
+	dir := filepath.Join(st.root, filepath.FromSlash(artifactDir(namespace, name)))
 	file := filepath.Join(st.root, filepath.FromSlash(rel))
 
 	info, err := os.Stat(file)
@@ -203,11 +203,32 @@ func (st *artifactStorage) has(a *meta.Artifact) bool {
 
 // remove deletes every file of the ExternalArtifact namespace/name.
 func (st *artifactStorage) remove(namespace, name string) error {
-	err := os.RemoveAll(filepath.Join(st.root, artifactKind, namespace, name))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+	dir := filepath.Join(st.root, filepath.FromSlash(artifactDir(namespace, name)))
+	err := os.RemoveAll(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return &storageError{dir: dir, err: err}
 	}
-	return err
+	return nil
+}
+
+// artifactDir is the folder of the ExternalArtifact namespace/name's files,
+// relative to the storage root: source-controller's layout.
+func artifactDir(namespace, name string) string {
+	return path.Join(artifactKind, namespace, name)
+}
+
+// artifactOwner is the ExternalArtifact whose folder holds the artifact's
+// file (artifactDir read backwards): what a KCLRun's status.artifact says it
+// published. ok is false for a path of another layout.
+func artifactOwner(a *meta.Artifact) (namespace, name string, ok bool) {
+	if a == nil {
+		return "", "", false
+	}
+	parts := strings.Split(a.Path, "/")
+	if len(parts) != 4 || parts[0] != artifactKind || parts[1] == "" || parts[2] == "" {
+		return "", "", false
+	}
+	return parts[1], parts[2], true
 }
 
 // objectsTarGz renders the objects, sorted as the applier applies them, as

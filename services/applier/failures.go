@@ -129,7 +129,8 @@ type (
 	// applyError: the server-side apply failed; the apiserver's status error
 	// inside tells a refusal from an outage.
 	applyError struct{ err error }
-	// pruneError: stale objects could not be deleted.
+	// pruneError: stale objects could not be deleted, or an ExternalArtifact
+	// the KCLRun no longer publishes (collectUnpublished).
 	pruneError struct{ err error }
 	// healthCheckError: the applied objects did not become healthy in time.
 	healthCheckError struct{ err error }

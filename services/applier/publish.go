@@ -68,7 +68,8 @@ func (s *Service) published(obj *v1alpha1.KCLRun) bool {
 
 // publishRun ends a reconcile in mode ExternalArtifact: what a previous Apply
 // left in the inventory is pruned (with spec.prune) and leaves it, then the
-// objects are published. Nothing is applied, health checked or watched.
+// objects are published, and an ExternalArtifact published under another
+// name before is deleted. Nothing is applied, health checked or watched.
 func (s *Service) publishRun(ctx context.Context, cl *cluster, obj *v1alpha1.KCLRun, objects []*unstructured.Unstructured,
 	revision, fp string, images []v1alpha1.ResolvedImage, delivered uint64) Outcome {
 	summary := map[ssa.Action][]string{}
@@ -92,7 +93,14 @@ func (s *Service) publishRun(ctx context.Context, cl *cluster, obj *v1alpha1.KCL
 	if err != nil {
 		return s.fail(obj, err, delivered, revision)
 	}
-	if prev := obj.Status.Artifact; prev == nil || prev.Digest != artifact.Digest || prev.URL != artifact.URL {
+	prev := obj.Status.Artifact
+	if err := s.collectUnpublished(ctx, obj, revision); err != nil {
+		// status.artifact keeps naming the old one until it is gone.
+		out := s.fail(obj, err, delivered, revision)
+		out.Changes = summary
+		return out
+	}
+	if prev == nil || prev.Digest != artifact.Digest || prev.URL != artifact.URL {
 		summary[publishedAction] = append(summary[publishedAction],
 			fmt.Sprintf("%s/%s/%s %s", sourcev1.ExternalArtifactKind, obj.Namespace, name, artifact.Digest))
 	}
@@ -237,25 +245,93 @@ func externalArtifactError(namespace, name string, err error) error {
 	}
 }
 
-// unpublish removes what a deleted KCLRun published: its files and its
-// ExternalArtifact (the owner reference does the same where the garbage
-// collector runs). Failures are logged: the KCLRun goes either way.
+// unpublish removes what a deleted KCLRun published: the ExternalArtifact
+// its status records and the one its spec names, with their files (the owner
+// reference does the same where the garbage collector runs). Failures are
+// logged: the KCLRun goes either way.
 func (s *Service) unpublish(ctx context.Context, obj *v1alpha1.KCLRun) {
-	if obj.Status.Artifact == nil {
-		return
+	names := map[string]bool{}
+	if ns, name, ok := artifactOwner(obj.Status.Artifact); ok && ns == obj.Namespace {
+		names[name] = true
 	}
-	name := obj.GetExternalArtifactName()
-	if s.storage != nil {
-		if err := s.storage.remove(obj.Namespace, name); err != nil {
-			s.log.Error(err, "removing the published artifacts", "kclrun", obj.Namespace+"/"+obj.Name)
+	if obj.Status.Artifact != nil && obj.GetOutputMode() == v1alpha1.OutputExternalArtifact {
+		names[obj.GetExternalArtifactName()] = true
+	}
+	for name := range names {
+		if _, err := s.withdraw(ctx, obj, name); err != nil {
+			s.log.Error(err, "removing a published ExternalArtifact", "kclrun", obj.Namespace+"/"+obj.Name, "externalArtifact", name)
 		}
 	}
+}
+
+// collectUnpublished garbage-collects the ExternalArtifact that status.artifact
+// says the KCLRun published and that it publishes no longer (spec.output.mode
+// back to Apply, or another spec.output.externalArtifact.name), with its files,
+// as Flux prunes what left its inventory; it runs once the new output is in
+// place. status.artifact is the record: it is dropped only once that is done,
+// so that a failure is retried.
+func (s *Service) collectUnpublished(ctx context.Context, obj *v1alpha1.KCLRun, revision string) error {
+	if obj.Status.Artifact == nil {
+		return nil
+	}
+	ns, name, ok := artifactOwner(obj.Status.Artifact)
+	publishing := obj.GetOutputMode() == v1alpha1.OutputExternalArtifact
+	if ok && publishing && name == obj.GetExternalArtifactName() {
+		return nil
+	}
+	// A path of another layout or namespace names nothing this KCLRun wrote.
+	if ok && ns == obj.Namespace {
+		deleted, err := s.withdraw(ctx, obj, name)
+		if err != nil {
+			return &pruneError{fmt.Errorf("deleting ExternalArtifact %s/%s, which this KCLRun no longer publishes: %w", ns, name, err)}
+		}
+		why := "spec.output.mode is " + v1alpha1.OutputApply
+		if publishing {
+			why = "spec.output.externalArtifact.name is " + obj.GetExternalArtifactName()
+		}
+		if deleted {
+			s.events.record(obj, revision, true, v1alpha1.PrunedReason,
+				fmt.Sprintf("%s/%s/%s deleted with its artifacts: no longer published (%s)", sourcev1.ExternalArtifactKind, ns, name, why))
+		}
+	}
+	obj.Status.Artifact = nil
+	return nil
+}
+
+// withdraw deletes the ExternalArtifact namespace/name of the KCLRun, then its
+// files. One that names another producer (producedBy, the publisher's rule)
+// is left alone, and its files with it; one already gone (or no
+// ExternalArtifact CRD) leaves only the files to remove. deleted tells
+// whether this call deleted the object.
+func (s *Service) withdraw(ctx context.Context, obj *v1alpha1.KCLRun, name string) (deleted bool, err error) {
 	var ea sourcev1.ExternalArtifact
-	err := s.client.Get(ctx, client.ObjectKey{Namespace: obj.Namespace, Name: name}, &ea)
-	if err == nil && metav1.IsControlledBy(&ea, obj) {
-		err = s.client.Delete(ctx, &ea)
+	err = s.client.Get(ctx, client.ObjectKey{Namespace: obj.Namespace, Name: name}, &ea)
+	switch {
+	case apierrors.IsNotFound(err), apimeta.IsNoMatchError(err):
+	case err != nil:
+		return false, fmt.Errorf("reading ExternalArtifact %s/%s: %w", obj.Namespace, name, err)
+	case !producedBy(&ea, obj):
+		s.log.Info("ExternalArtifact left in place: it names another producer", "kclrun", obj.Namespace+"/"+obj.Name,
+			"externalArtifact", name, "sourceRef", describeRef(ea.Spec.SourceRef))
+		return false, nil
+	default:
+		// The preconditions keep a replacement written since the read (by
+		// another producer) from being deleted: the conflict is retried.
+		err := s.client.Delete(ctx, &ea, client.Preconditions{UID: &ea.UID, ResourceVersion: &ea.ResourceVersion})
+		switch {
+		case apierrors.IsNotFound(err):
+		case apierrors.IsForbidden(err):
+			return false, fmt.Errorf("deleting ExternalArtifact %s/%s is forbidden (the applier's role needs delete on externalartifacts): %w", obj.Namespace, name, err)
+		case err != nil:
+			return false, fmt.Errorf("deleting ExternalArtifact %s/%s: %w", obj.Namespace, name, err)
+		default:
+			deleted = true
+		}
 	}
-	if err != nil && !apierrors.IsNotFound(err) && !apimeta.IsNoMatchError(err) {
-		s.log.Error(err, "deleting the ExternalArtifact", "kclrun", obj.Namespace+"/"+obj.Name, "externalArtifact", name)
+	if s.storage != nil {
+		if err := s.storage.remove(obj.Namespace, name); err != nil {
+			return deleted, err
+		}
 	}
+	return deleted, nil
 }

@@ -278,6 +278,12 @@ func (s *Service) reconcileRun(ctx context.Context, obj *v1alpha1.KCLRun, status
 	obj.Status.Inventory = newInventory
 	s.recordDrift(obj, revision, nil)
 	s.watchDrift(cluster, obj, newInventory)
+	// Back from mode ExternalArtifact: what it published goes, as the pruned objects did.
+	if err := s.collectUnpublished(ctx, obj, revision); err != nil {
+		out := s.fail(obj, err, delivered, revision)
+		out.Changes = summary
+		return out
+	}
 
 	// Skipped objects (ssa: Ignore, reconcile: disabled) are the operator's:
 	// their health is not ours to wait for, as in kustomize-controller.

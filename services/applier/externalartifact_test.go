@@ -21,8 +21,10 @@ import (
 	"github.com/fluxcd/pkg/apis/meta"
 	sourcev1 "github.com/fluxcd/source-controller/api/v1"
 	. "github.com/onsi/gomega"
+	gomegatypes "github.com/onsi/gomega/types"
 	"golang.org/x/sys/unix"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -237,5 +239,147 @@ func TestExternalArtifactOutput(t *testing.T) {
 	g.Expect(err).NotTo(HaveOccurred())
 	_ = resp.Body.Close()
 	g.Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+	assertNoOverlap(t)
+}
+
+// changeKCLRun patches the KCLRun's spec and asks for the reconcile the watcher would.
+func changeKCLRun(t *testing.T, namespace, name string, mutate func(*v1alpha1.KCLRun)) {
+	t.Helper()
+	NewWithT(t).Eventually(func(g Gomega) {
+		obj := getKCLRun(g, namespace, name)
+		patch := client.MergeFromWithOptions(obj.DeepCopy(), client.MergeFromWithOptimisticLock{})
+		mutate(obj)
+		g.Expect(env.Client.Patch(context.Background(), obj, patch)).To(Succeed())
+	}, "30s", "200ms").Should(Succeed())
+	request(t, namespace, name, reconcilerequest.ReasonGenerationChanged)
+}
+
+func externalArtifactGone(namespace, name string) func() bool {
+	return func() bool {
+		err := env.Client.Get(context.Background(), client.ObjectKey{Namespace: namespace, Name: name}, &sourcev1.ExternalArtifact{})
+		return apierrors.IsNotFound(err)
+	}
+}
+
+// What a KCLRun no longer publishes is garbage-collected, as Flux prunes what left its
+// inventory: a new spec.output.externalArtifact.name deletes the old ExternalArtifact and
+// its files once the new one is published; one that names another producer keeps its
+// object and files; back to mode Apply, the objects are applied and the last
+// ExternalArtifact and its files go. Each deletion is a Pruned event.
+func TestExternalArtifactNoLongerPublishedIsDeleted(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	folder := func(name string) string { return filepath.Join(storageDir, "externalartifact", ns, name) }
+	ours := func(g Gomega, name string) *sourcev1.ExternalArtifact {
+		ea := getExternalArtifact(g, ns, name)
+		g.Expect(ea.Spec.SourceRef).To(HaveField("Name", "web"))
+		g.Expect(apimeta.IsStatusConditionTrue(ea.Status.Conditions, meta.ReadyCondition)).To(BeTrue())
+		return ea
+	}
+	prunedEvent := func(name, why string) gomegatypes.GomegaMatcher {
+		return And(HaveField("Severity", eventv1.EventSeverityInfo),
+			HaveField("Message", "ExternalArtifact/"+ns+"/"+name+" deleted: no longer published ("+why+")"))
+	}
+
+	first := publishProgram(t, ns, "app", webApp(2, true))
+	createKCLRun(t, ns, "web", "app", publishAs("web-old"))
+	obj := readyAt(t, ns, "web", first.Revision)
+	old := obj.Status.Artifact
+	g.Expect(old.Path).To(HavePrefix("externalartifact/" + ns + "/web-old/"))
+	ours(g, "web-old")
+
+	// Renamed: the new one is published, the old one and its files are gone.
+	changeKCLRun(t, ns, "web", publishAs("web-new"))
+	obj = readyAt(t, ns, "web", first.Revision)
+	g.Expect(readyCondition(obj).Message).To(HaveSuffix("as ExternalArtifact " + ns + "/web-new"))
+	renamed := ours(g, "web-new")
+	g.Expect(obj.Status.Artifact).To(Equal(renamed.Status.Artifact))
+	g.Expect(externalArtifactGone(ns, "web-old")()).To(BeTrue())
+	g.Expect(folder("web-old")).NotTo(BeADirectory())
+	resp, err := http.Get(old.URL)
+	g.Expect(err).NotTo(HaveOccurred())
+	_ = resp.Body.Close()
+	g.Expect(resp.StatusCode).To(Equal(http.StatusNotFound))
+	g.Eventually(func() []eventv1.Event { return eventsWithReason(ns, "web", v1alpha1.PrunedReason) }, "30s").Should(
+		ConsistOf(prunedEvent("web-old", "spec.output.externalArtifact.name is web-new")))
+
+	// web-new is now another producer's (its sourceRef names it): renaming again
+	// leaves it, and the files it points at, alone.
+	waitQuiet(t, ns+"/web")
+	patch := client.MergeFrom(renamed.DeepCopy())
+	renamed.Spec.SourceRef = &meta.NamespacedObjectKindReference{
+		APIVersion: v1alpha1.GroupVersion.String(), Kind: v1alpha1.KCLRunKind, Name: "other", Namespace: ns}
+	g.Expect(env.Client.Patch(ctx, renamed, patch)).To(Succeed())
+	changeKCLRun(t, ns, "web", publishAs("web-last"))
+	obj = readyAt(t, ns, "web", first.Revision)
+	ours(g, "web-last")
+	g.Expect(obj.Status.Artifact.Path).To(HavePrefix("externalartifact/" + ns + "/web-last/"))
+	theirs := getExternalArtifact(g, ns, "web-new")
+	g.Expect(theirs.Spec.SourceRef).To(HaveField("Name", "other"))
+	g.Expect(theirs.ResourceVersion).To(Equal(renamed.ResourceVersion))
+	g.Expect(filepath.Join(storageDir, filepath.FromSlash(theirs.Status.Artifact.Path))).To(BeARegularFile())
+
+	// Back to Apply: the objects are applied, the last ExternalArtifact and its files go.
+	last := obj.Status.Artifact
+	changeKCLRun(t, ns, "web", func(k *v1alpha1.KCLRun) { k.Spec.Output = nil })
+	obj = readyAt(t, ns, "web", first.Revision)
+	g.Expect(readyCondition(obj).Message).To(Equal("Applied revision: " + first.Revision))
+	g.Expect(obj.Status.Artifact).To(BeNil())
+	g.Expect(obj.Status.Inventory.Entries).To(HaveLen(2))
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &appsv1.Deployment{})).To(Succeed())
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &corev1.Service{})).To(Succeed())
+	g.Expect(externalArtifactGone(ns, "web-last")()).To(BeTrue())
+	g.Expect(folder("web-last")).NotTo(BeADirectory())
+	g.Expect(filepath.Join(storageDir, filepath.FromSlash(last.Path))).NotTo(BeAnExistingFile())
+	g.Expect(getExternalArtifact(g, ns, "web-new").Spec.SourceRef).To(HaveField("Name", "other"))
+	g.Eventually(func() []eventv1.Event { return eventsWithReason(ns, "web", v1alpha1.PrunedReason) }, "30s").Should(
+		ConsistOf(prunedEvent("web-old", "spec.output.externalArtifact.name is web-new"),
+			prunedEvent("web-last", "spec.output.mode is Apply")))
+	assertNoOverlap(t)
+}
+
+// A failure to remove what the KCLRun no longer publishes is PruneFailed, as a prune's:
+// Ready=False naming the ExternalArtifact and the folder, one warning, the objects applied
+// all the same, status.artifact kept as the record; the retry finishes the job.
+func TestExternalArtifactNoLongerPublishedDeletionFails(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	first := publishProgram(t, ns, "app", webApp(1, false))
+	createKCLRun(t, ns, "web", "app", publishAs("web-rendered"))
+	published := readyAt(t, ns, "web", first.Revision).Status.Artifact
+	dir := filepath.Join(storageDir, "externalartifact", ns, "web-rendered")
+	writable := makeImmutable(t, dir)
+
+	changeKCLRun(t, ns, "web", func(k *v1alpha1.KCLRun) { k.Spec.Output = nil })
+	var obj *v1alpha1.KCLRun
+	g.Eventually(func(g Gomega) {
+		obj = getKCLRun(g, ns, "web")
+		g.Expect(obj.Status.ObservedGeneration).To(Equal(obj.Generation))
+		ready := readyCondition(obj)
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Status).To(Equal(metav1.ConditionFalse))
+		g.Expect(ready.Reason).To(Equal(v1alpha1.PruneFailedReason))
+		g.Expect(ready.Message).To(And(
+			HavePrefix("removing ExternalArtifact "+ns+"/web-rendered, which this KCLRun no longer publishes, and its files: "),
+			ContainSubstring("storage folder "+dir+" cannot be written")))
+	}, "1m", "200ms").Should(Succeed())
+	g.Expect(obj.Status.Artifact).To(Equal(published), "the record of what is left to remove")
+	g.Expect(obj.Status.Inventory.Entries).To(HaveLen(1))
+	g.Expect(env.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &appsv1.Deployment{})).To(Succeed())
+	g.Eventually(func() []eventv1.Event { return eventsWithReason(ns, "web", v1alpha1.PruneFailedReason) }, "30s").Should(
+		ConsistOf(And(HaveField("Severity", eventv1.EventSeverityError), HaveField("Message", ContainSubstring(dir)))))
+	waitQuiet(t, ns+"/web")
+	g.Expect(eventsWithReason(ns, "web", v1alpha1.PruneFailedReason)).To(HaveLen(1))
+
+	// The retry (the watcher's, at spec.retryInterval) removes the files and drops the record.
+	writable()
+	request(t, ns, "web", reconcilerequest.ReasonRetryIntervalElapsed)
+	obj = readyAt(t, ns, "web", first.Revision)
+	g.Expect(readyCondition(obj).Message).To(Equal("Applied revision: " + first.Revision))
+	g.Expect(obj.Status.Artifact).To(BeNil())
+	g.Expect(dir).NotTo(BeADirectory())
+	g.Expect(externalArtifactGone(ns, "web-rendered")()).To(BeTrue())
 	assertNoOverlap(t)
 }

@@ -282,16 +282,16 @@ func (s *Service) collectUnpublished(ctx context.Context, obj *v1alpha1.KCLRun, 
 	// A path of another layout or namespace names nothing this KCLRun wrote.
 	if ok && ns == obj.Namespace {
 		deleted, err := s.withdraw(ctx, obj, name)
-		if err != nil {
-			return &pruneError{fmt.Errorf("deleting ExternalArtifact %s/%s, which this KCLRun no longer publishes: %w", ns, name, err)}
-		}
-		why := "spec.output.mode is " + v1alpha1.OutputApply
-		if publishing {
-			why = "spec.output.externalArtifact.name is " + obj.GetExternalArtifactName()
-		}
 		if deleted {
+			why := "spec.output.mode is " + v1alpha1.OutputApply
+			if publishing {
+				why = "spec.output.externalArtifact.name is " + obj.GetExternalArtifactName()
+			}
 			s.events.record(obj, revision, true, v1alpha1.PrunedReason,
-				fmt.Sprintf("%s/%s/%s deleted with its artifacts: no longer published (%s)", sourcev1.ExternalArtifactKind, ns, name, why))
+				fmt.Sprintf("%s/%s/%s deleted: no longer published (%s)", sourcev1.ExternalArtifactKind, ns, name, why))
+		}
+		if err != nil {
+			return &pruneError{fmt.Errorf("removing ExternalArtifact %s/%s, which this KCLRun no longer publishes, and its files: %w", ns, name, err)}
 		}
 	}
 	obj.Status.Artifact = nil

@@ -383,3 +383,28 @@ func TestExternalArtifactNoLongerPublishedDeletionFails(t *testing.T) {
 	g.Expect(externalArtifactGone(ns, "web-rendered")()).To(BeTrue())
 	assertNoOverlap(t)
 }
+
+// A name another producer holds is refused before anything is stored: the
+// KCLRun is PublishFailed, and no file of it lands in that producer's folder
+// (whose retention pruning would then run there).
+func TestExternalArtifactOfAnotherProducerGetsNoFile(t *testing.T) {
+	g := NewWithT(t)
+	ctx := context.Background()
+	ns := newNamespace(t)
+	theirs := &sourcev1.ExternalArtifact{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "taken"},
+		Spec: sourcev1.ExternalArtifactSpec{SourceRef: &meta.NamespacedObjectKindReference{
+			APIVersion: v1alpha1.GroupVersion.String(), Kind: v1alpha1.KCLRunKind, Name: "other", Namespace: ns}},
+	}
+	g.Expect(env.Client.Create(ctx, theirs)).To(Succeed())
+	publishProgram(t, ns, "app", webApp(1, true))
+	createKCLRun(t, ns, "web", "app", publishAs("taken"))
+	g.Eventually(func(g Gomega) {
+		ready := readyCondition(getKCLRun(g, ns, "web"))
+		g.Expect(ready).NotTo(BeNil())
+		g.Expect(ready.Reason).To(Equal(v1alpha1.PublishFailedReason))
+		g.Expect(ready.Message).To(ContainSubstring("is not this KCLRun's"))
+	}, "1m", "200ms").Should(Succeed())
+	g.Expect(filepath.Join(storageDir, "externalartifact", ns, "taken")).NotTo(BeAnExistingFile())
+	g.Expect(getExternalArtifact(g, ns, "taken").Spec.SourceRef).To(HaveField("Name", "other"))
+}

@@ -130,33 +130,46 @@ func (s *Service) publish(ctx context.Context, obj *v1alpha1.KCLRun, name string
 	if err != nil {
 		return nil, &publishError{fmt.Errorf("rendering the artifact: %w", err)}
 	}
+	// Refused before anything is stored: the folder of another producer's
+	// name is not this KCLRun's to write or to prune.
+	current, found, err := s.ownExternalArtifact(ctx, obj, name)
+	if err != nil {
+		return nil, &publishError{err}
+	}
 	artifact, err := s.storage.store(obj.Namespace, name, revision, data)
 	if err != nil {
 		return nil, &publishError{err}
 	}
-	if err := s.writeExternalArtifact(ctx, obj, name, artifact); err != nil {
+	if err := s.writeExternalArtifact(ctx, obj, name, current, found, artifact); err != nil {
 		return nil, &publishError{err}
 	}
 	return artifact, nil
+}
+
+// ownExternalArtifact reads the ExternalArtifact obj publishes to, and
+// refuses one another object produces.
+func (s *Service) ownExternalArtifact(ctx context.Context, obj *v1alpha1.KCLRun, name string) (current sourcev1.ExternalArtifact, found bool, err error) {
+	err = s.client.Get(ctx, client.ObjectKey{Namespace: obj.Namespace, Name: name}, &current)
+	switch {
+	case apierrors.IsNotFound(err):
+		return current, false, nil
+	case err != nil:
+		return current, false, externalArtifactError(obj.Namespace, name, err)
+	case !producedBy(&current, obj):
+		return current, false, fmt.Errorf("ExternalArtifact %s/%s exists and is not this KCLRun's (spec.sourceRef %s): set spec.output.externalArtifact.name to another name",
+			obj.Namespace, name, describeRef(current.Spec.SourceRef))
+	}
+	return current, true, nil
 }
 
 // writeExternalArtifact server-side applies the ExternalArtifact (its
 // sourceRef names the KCLRun, which owns it), then its status: the artifact
 // and Ready, as source-controller writes a source's. One that another object
 // produces is left alone; what is already so is not written again.
-func (s *Service) writeExternalArtifact(ctx context.Context, obj *v1alpha1.KCLRun, name string, artifact *meta.Artifact) error {
+// current is the object ownExternalArtifact read, when found.
+func (s *Service) writeExternalArtifact(ctx context.Context, obj *v1alpha1.KCLRun, name string, current sourcev1.ExternalArtifact, found bool, artifact *meta.Artifact) error {
 	gvk := sourcev1.GroupVersion.WithKind(sourcev1.ExternalArtifactKind)
-	var current sourcev1.ExternalArtifact
-	err := s.client.Get(ctx, client.ObjectKey{Namespace: obj.Namespace, Name: name}, &current)
-	switch {
-	case apierrors.IsNotFound(err):
-	case err != nil:
-		return externalArtifactError(obj.Namespace, name, err)
-	case !producedBy(&current, obj):
-		return fmt.Errorf("ExternalArtifact %s/%s exists and is not this KCLRun's (spec.sourceRef %s): set spec.output.externalArtifact.name to another name",
-			obj.Namespace, name, describeRef(current.Spec.SourceRef))
-	}
-	if err != nil || !metav1.IsControlledBy(&current, obj) {
+	if !found || !metav1.IsControlledBy(&current, obj) {
 		ea := &unstructured.Unstructured{}
 		ea.SetGroupVersionKind(gvk)
 		ea.SetNamespace(obj.Namespace)

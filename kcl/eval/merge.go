@@ -62,6 +62,11 @@ func mergeMainConfigs(files []*fileUnit) {
 			}
 		}
 		last := ds[len(ds)-1]
+		if lf := files[last.file]; len(lf.body) > 0 && len(lf.mod.Body) > 0 && &lf.body[0] == &lf.mod.Body[0] {
+			// The body still is the parsed module's, which later runs
+			// share: the merged statement goes into this run's copy.
+			lf.body = append([]syntax.Stmt(nil), lf.body...)
+		}
 		files[last.file].body[last.index] = withConfigItems(files[last.file].body[last.index], unifyConfigEntries(items))
 		for _, d := range ds[:len(ds)-1] {
 			deleted[[2]int{d.file, d.index}] = true

@@ -45,6 +45,11 @@ type Options struct {
 	// FileOverrides replace the content of files (relative to WorkDir) without
 	// touching the disk; the image-policy resolver uses it to rewrite literals.
 	FileOverrides map[string][]byte
+	// OverriddenSource, when set, is given the source of each file of the
+	// main package the Overrides change (an absolute path), printed as the
+	// official engine prints it: `kcl run -O … -d` writes it back. The
+	// controller never sets it.
+	OverriddenSource func(path string, src []byte) error
 
 	SortKeys         bool // --sort_keys
 	ShowHidden       bool // --show_hidden

@@ -211,6 +211,11 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		ShowHidden:    opts.ShowHidden || st.showHidden,
 		Thread:        th,
 	}
+	if opts.OverriddenSource != nil {
+		cfg.OverriddenFile = func(path string, m *syntax.Module) error {
+			return opts.OverriddenSource(path, syntax.Print(m))
+		}
+	}
 	top, err := eval.Run(ctx, cfg)
 	if err != nil {
 		return nil, toError(err, root)

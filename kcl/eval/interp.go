@@ -40,11 +40,14 @@ type Config struct {
 	// FileOverrides replace file contents, keyed by absolute path.
 	FileOverrides map[string][]byte
 	// Options are option() values (from -D and settings).
-	Options    map[string]value.Value
-	Overrides  []string
-	Selectors  []string
-	ShowHidden bool
-	Thread     *value.Thread
+	Options   map[string]value.Value
+	Overrides []string
+	// OverriddenFile, when set, is given each file of the main package the
+	// overrides change, as the overrides leave it (kcl run -O … -d writes it).
+	OverriddenFile func(path string, m *syntax.Module) error
+	Selectors      []string
+	ShowHidden     bool
+	Thread         *value.Thread
 }
 
 // Interp holds one run's state.

@@ -20,14 +20,59 @@ func (in *Interp) applyOverrides(p *pkgState) error {
 	if len(in.cfg.Overrides) > 0 {
 		in.prepare(p)
 	}
+	return in.reportOverridden(p)
+}
+
+// reportOverridden hands each file of the main package the overrides
+// changed, as written before configs were merged, to Config.OverriddenFile
+// (`kcl run -O … -d` writes them back, as 0.12.1 does before it compiles).
+func (in *Interp) reportOverridden(p *pkgState) error {
+	if in.cfg.OverriddenFile == nil || len(in.cfg.Overrides) == 0 {
+		return nil
+	}
+	for _, f := range p.files {
+		body, changed := f.mod.Body, false
+		for _, spec := range in.cfg.Overrides {
+			o, err := parseOverride(spec, p.path)
+			if err != nil {
+				return err
+			}
+			if o == nil {
+				continue
+			}
+			o.file = syntax.OverrideValueFile
+			var ch bool
+			body, ch = o.apply(body)
+			changed = changed || ch
+		}
+		if changed {
+			m := *f.mod
+			m.Body = body
+			if err := in.cfg.OverriddenFile(f.path, &m); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
-func applyOverride(p *pkgState, spec string) error {
+// override is one parsed -O spec.
+type override struct {
+	parts []string
+	text  string
+	del   bool
+	// file is the file of the value's nodes: none for the run, the
+	// printer's mark for the file written back.
+	file string
+}
+
+// parseOverride reads spec for package pkgPath: nil when it is another
+// package's.
+func parseOverride(spec, pkgPath string) (*override, error) {
 	s := spec
 	if i := strings.Index(s, ":"); i >= 0 && !strings.ContainsAny(s[:i], "=.") {
-		if pkg := s[:i]; pkg != "" && pkg != p.path {
-			return nil // overrides of other packages are not supported
+		if pkg := s[:i]; pkg != "" && pkg != pkgPath {
+			return nil, nil // overrides of other packages are not supported
 		}
 		s = s[i+1:]
 	}
@@ -39,65 +84,81 @@ func applyOverride(p *pkgState, spec string) error {
 		var ok bool
 		path, text, ok = strings.Cut(s, "=")
 		if !ok || path == "" || text == "" {
-			return &Error{Kind: errkind.Plain, Msg: fmt.Sprintf("Invalid spec format '%s', expected <field_path>=<filed_value>, <field_path>:<filed_value>, <field_path>+=<filed_value> or <field_path>-", spec)}
+			return nil, &Error{Kind: errkind.Plain, Msg: fmt.Sprintf("Invalid spec format '%s', expected <field_path>=<filed_value>, <field_path>:<filed_value>, <field_path>+=<filed_value> or <field_path>-", spec)}
 		}
 	}
-	parts := strings.Split(path, ".")
+	return &override{parts: strings.Split(path, "."), text: text, del: del}, nil
+}
+
+func applyOverride(p *pkgState, spec string) error {
+	o, err := parseOverride(spec, p.path)
+	if o == nil {
+		return err
+	}
 	// The official engine applies the spec to each file of the main package
-	// on its own: it sets every top-level statement of the root name there,
-	// and a file without one gets `name = value` (`name = {b.c = value}` for
-	// a.b.c) appended, so that a name set in another file is then set twice.
+	// on its own.
 	for _, f := range p.files {
-		body := append([]syntax.Stmt(nil), f.body...)
-		found := false
-		for i, st := range body {
-			if !setsName(st, parts[0]) {
-				continue
-			}
-			found = true
-			if len(parts) == 1 {
-				if del {
-					body[i] = nil
-				} else if as, ok := st.(*syntax.AssignStmt); ok {
-					c := *as
-					c.Value = placed(text, as.Value)
-					body[i] = &c
-				}
-				continue
-			}
-			if cfg := schemaOrConfig(st); cfg != nil {
-				body[i] = replaceConfig(st, overrideConfig(cfg, parts[1:], text, del))
-			}
-		}
-		kept := body[:0]
-		for _, st := range body {
-			if st != nil {
-				kept = append(kept, st)
-			}
-		}
-		body = kept
-		if !found && !del {
-			v := overrideValue(text)
-			if len(parts) > 1 {
-				names := make([]*syntax.Name, 0, len(parts)-1)
-				for _, n := range parts[1:] {
-					names = append(names, &syntax.Name{Value: n})
-				}
-				v = &syntax.ConfigExpr{Items: []*syntax.ConfigEntry{{Key: &syntax.Identifier{Names: names}, Value: v, Operation: syntax.OpOverride}}}
-			}
-			body = append(body, &syntax.AssignStmt{Targets: []*syntax.Target{{Name: &syntax.Name{Value: parts[0]}}}, Value: v})
-		}
-		f.body = body
+		f.body, _ = o.apply(f.body)
 	}
 	return nil
+}
+
+// apply returns a file's statements with the override applied, and whether
+// it changed them: it sets every top-level statement of the root name
+// there, and a file without one gets `name = value` (`name = {b.c = value}`
+// for a.b.c) appended, so that a name set in another file is then set twice.
+func (o *override) apply(stmts []syntax.Stmt) ([]syntax.Stmt, bool) {
+	parts, text, del := o.parts, o.text, o.del
+	body := append([]syntax.Stmt(nil), stmts...)
+	found := false
+	for i, st := range body {
+		if !setsName(st, parts[0]) {
+			continue
+		}
+		found = true
+		if len(parts) == 1 {
+			if del {
+				body[i] = nil
+			} else if as, ok := st.(*syntax.AssignStmt); ok {
+				c := *as
+				c.Value = placed(text, as.Value, o.file)
+				body[i] = &c
+			}
+			continue
+		}
+		if cfg := schemaOrConfig(st); cfg != nil {
+			body[i] = replaceConfig(st, overrideConfig(cfg, parts[1:], text, del, o.file))
+		}
+	}
+	kept := body[:0]
+	for _, st := range body {
+		if st != nil {
+			kept = append(kept, st)
+		}
+	}
+	body = kept
+	if !found && !del {
+		v := overrideValue(text, o.file)
+		if len(parts) > 1 {
+			names := make([]*syntax.Name, 0, len(parts)-1)
+			for _, n := range parts[1:] {
+				names = append(names, &syntax.Name{Value: n})
+			}
+			v = &syntax.ConfigExpr{Items: []*syntax.ConfigEntry{{Key: &syntax.Identifier{Names: names}, Value: v, Operation: syntax.OpOverride}}}
+		}
+		body = append(body, &syntax.AssignStmt{Targets: []*syntax.Target{{Name: &syntax.Name{Value: parts[0]}}}, Value: v})
+	}
+	return body, found || !del
 }
 
 // overrideValue is a new expression for an override's text, as the official
 // engine builds it: a unary or binary expression is the text as a string
 // (x=1+2 sets "1+2"), text that does not parse is a string too. Its nodes
-// have no position (errors inside it are printed without one).
-func overrideValue(text string) syntax.Expr {
+// have no position (errors inside it are printed without one); the printer
+// is told them from the file it gives (syntax.OverrideValueFile).
+func overrideValue(text, file string) syntax.Expr {
 	str := &syntax.StringLit{Value: text, RawValue: fmt.Sprintf("%q", text)}
+	str.SetSpan(syntax.Position{File: file}, syntax.Position{File: file})
 	m, err := syntax.ParseFile("<override>", []byte("__override_value__ = "+text+"\n"))
 	if err != nil || len(m.Body) != 1 {
 		return str
@@ -112,7 +173,7 @@ func overrideValue(text string) syntax.Expr {
 	}
 	syntax.Walk(as.Value, func(n syntax.Node) bool {
 		if s, ok := n.(spanned); ok {
-			s.SetSpan(syntax.Position{}, syntax.Position{})
+			s.SetSpan(syntax.Position{File: file}, syntax.Position{File: file})
 		}
 		return true
 	})
@@ -126,8 +187,8 @@ type spanned interface {
 // placed is an override's value standing where at stood: the official
 // engine gives the value's root node the position of what it replaces (a
 // top-level value, or a config entry as a whole), its inner nodes keep none.
-func placed(text string, at syntax.Node) syntax.Expr {
-	x := overrideValue(text)
+func placed(text string, at syntax.Node, file string) syntax.Expr {
+	x := overrideValue(text, file)
 	start, end := at.Pos(), at.End()
 	x.(spanned).SetSpan(start, end)
 	if id, ok := x.(*syntax.Identifier); ok {
@@ -197,7 +258,7 @@ func replaceConfig(st syntax.Stmt, cfg *syntax.ConfigExpr) syntax.Stmt {
 }
 
 // overrideConfig returns a copy of cfg with path set to val (or deleted).
-func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool) *syntax.ConfigExpr {
+func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool, file string) *syntax.ConfigExpr {
 	c := *cfg
 	c.Items = append([]*syntax.ConfigEntry(nil), cfg.Items...)
 	key := path[0]
@@ -222,7 +283,7 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool
 				continue
 			}
 			ne := *it
-			ne.Value = placed(text, it)
+			ne.Value = placed(text, it, file)
 			ne.Operation = syntax.OpOverride
 			c.Items[i] = &ne
 			continue
@@ -241,7 +302,7 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool
 		}
 		found = true
 		ne := *it
-		nc := overrideConfig(inner, path[1:], text, del)
+		nc := overrideConfig(inner, path[1:], text, del, file)
 		if se, ok := it.Value.(*syntax.SchemaExpr); ok {
 			s2 := *se
 			s2.Config = nc
@@ -252,15 +313,12 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool
 		c.Items[i] = &ne
 	}
 	if !found && !del {
-		v := overrideValue(text)
-		for i := len(path) - 1; i >= 1; i-- {
-			v = &syntax.ConfigExpr{Items: []*syntax.ConfigEntry{{Key: nameKey(path[i]), Value: v, Operation: syntax.OpOverride}}}
+		// A path the config lacks is added as the dotted key `a.b = v`.
+		names := make([]*syntax.Name, len(path))
+		for i, n := range path {
+			names[i] = &syntax.Name{Value: n}
 		}
-		op := syntax.OpOverride
-		if len(path) > 1 {
-			op = syntax.OpUnion
-		}
-		c.Items = append(c.Items, &syntax.ConfigEntry{Key: nameKey(key), Value: v, Operation: op})
+		c.Items = append(c.Items, &syntax.ConfigEntry{Key: &syntax.Identifier{Names: names}, Value: overrideValue(text, file), Operation: syntax.OpOverride})
 	}
 	return &c
 }

@@ -4,7 +4,8 @@
 //	        [-S selector]... [-O override]... [-n] [-k] [-H] [-r] [-d]
 //
 // It prints print() output and then the YAML on stdout, and diagnostics on stderr
-// the way the official CLI renders them, exiting 1 on error.
+// the way the official CLI renders them, exiting 1 on error. With -O and -d it
+// writes each file the overrides change back, printed as 0.12.1 prints it.
 package main
 
 import (
@@ -65,6 +66,11 @@ func runCLI(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	opts.Stdout = stdout
+	if cl.debug && len(cl.overrides) > 0 {
+		// 0.12.1 writes each file an override changed back, printed anew,
+		// before it compiles the program (the README's `-O … -d`).
+		opts.OverriddenSource = writeBack
+	}
 	if err := addPackages(context.Background(), &opts, cwd, cl.vendor); err != nil {
 		fmt.Fprintf(stderr, "error[E3M38]: DependencyError\n%v\n", err)
 		return 1
@@ -361,4 +367,16 @@ func findModRoot(dir string) string {
 func validKV(spec string) bool {
 	parts := strings.Split(spec, "=")
 	return len(parts) == 2 && strings.TrimSpace(parts[0]) != "" && strings.TrimSpace(parts[1]) != ""
+}
+
+// writeBack replaces a file's content, keeping its mode.
+func writeBack(path string, src []byte) error {
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	if err := os.WriteFile(path, src, mode); err != nil {
+		return fmt.Errorf("write the overridden file: %w", err)
+	}
+	return nil
 }

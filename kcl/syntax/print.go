@@ -522,32 +522,14 @@ func (p *printer) expr(x Expr) {
 	case *ListExpr:
 		p.list(x)
 	case *ListIfItemExpr:
-		p.write("if ")
-		p.expr(x.IfCond)
-		p.write(":")
-		p.indentNewline()
-		for i, e := range x.Exprs {
-			if i > 0 {
-				p.newline()
-			}
-			p.expr(e)
-		}
-		p.dedentBeforeElse(x.Orelse != nil)
+		var orelse ifBranch
 		switch o := x.Orelse.(type) {
 		case *ListExpr:
-			p.write("else:")
-			p.indentNewline()
-			for i, e := range o.Elts {
-				if i > 0 {
-					p.newline()
-				}
-				p.expr(e)
-			}
-			p.indent--
+			orelse = ifBranch{n: len(o.Elts), item: func(i int) { p.expr(o.Elts[i]) }}
 		case *ListIfItemExpr:
-			p.write("el")
-			p.expr(o)
+			orelse = ifBranch{elif: o}
 		}
+		p.ifEntry(x.IfCond, ifBranch{n: len(x.Exprs), item: func(i int) { p.expr(x.Exprs[i]) }}, x.Orelse != nil, orelse)
 	case *ListComp:
 		p.write("[")
 		p.expr(x.Elt)
@@ -573,32 +555,14 @@ func (p *printer) expr(x Expr) {
 		}
 		p.write("}")
 	case *ConfigIfEntryExpr:
-		p.write("if ")
-		p.expr(x.IfCond)
-		p.write(":")
-		p.indentNewline()
-		for i, e := range x.Items {
-			if i > 0 {
-				p.newline()
-			}
-			p.entry(e)
-		}
-		p.dedentBeforeElse(x.Orelse != nil)
+		var orelse ifBranch
 		switch o := x.Orelse.(type) {
 		case *ConfigExpr:
-			p.write("else:")
-			p.indentNewline()
-			for i, e := range o.Items {
-				if i > 0 {
-					p.newline()
-				}
-				p.entry(e)
-			}
-			p.indent--
+			orelse = ifBranch{n: len(o.Items), item: func(i int) { p.entry(o.Items[i]) }}
 		case *ConfigIfEntryExpr:
-			p.write("el")
-			p.expr(o)
+			orelse = ifBranch{elif: o}
 		}
+		p.ifEntry(x.IfCond, ifBranch{n: len(x.Items), item: func(i int) { p.entry(x.Items[i]) }}, x.Orelse != nil, orelse)
 	case *SchemaExpr:
 		p.schemaExpr(x)
 	case *ConfigExpr:
@@ -694,6 +658,46 @@ func (p *printer) stringLit(s *StringLit) {
 		p.write(`"""` + v + `"""`)
 	} else {
 		p.write(`"` + v + `"`)
+	}
+}
+
+// ifBranch is what an if-entry of a list or a config holds: n items printed
+// one per line by item, or, for an else branch, the next if-entry (elif).
+type ifBranch struct {
+	n    int
+	item func(int)
+	elif Expr
+}
+
+// ifEntry prints `if cond:` and its items, then `else:` and its items or
+// `el` and the next if-entry: lists and configs share the layout, each
+// with its own item printer.
+func (p *printer) ifEntry(cond Expr, body ifBranch, hasElse bool, orelse ifBranch) {
+	p.write("if ")
+	p.expr(cond)
+	p.write(":")
+	p.indentNewline()
+	p.items(body)
+	p.dedentBeforeElse(hasElse)
+	switch {
+	case orelse.elif != nil:
+		p.write("el")
+		p.expr(orelse.elif)
+	case orelse.item != nil:
+		p.write("else:")
+		p.indentNewline()
+		p.items(orelse)
+		p.indent--
+	}
+}
+
+// items prints a branch's items, one per line.
+func (p *printer) items(b ifBranch) {
+	for i := range b.n {
+		if i > 0 {
+			p.newline()
+		}
+		b.item(i)
 	}
 }
 

@@ -79,7 +79,7 @@ type Outcome struct {
 // reconcile runs one Flux-style reconciliation of the KCLRun named by req.
 func (s *Service) reconcile(ctx context.Context, req reconcilerequest.Request, delivered uint64) Outcome {
 	key := types.NamespacedName{Namespace: req.Namespace, Name: req.Name}
-	ctx = s.withWatchCache(ctx, req)
+	ctx = forTriggeringRollout(s.withWatchCache(ctx, req), req)
 	obj, err := s.readKCLRun(ctx, key)
 	if err != nil {
 		if apierrors.IsNotFound(err) {

@@ -3,6 +3,7 @@ package applier
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -15,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
+	"github.com/kcl-lang/flux-kcl-controller/internal/reconcilerequest"
 	"github.com/kcl-lang/flux-kcl-controller/internal/rollout"
 	"github.com/kcl-lang/flux-kcl-controller/internal/workerclient"
 )
@@ -60,7 +62,7 @@ func startImageRollouts(ctx context.Context, cfg *rest.Config, scheme *runtime.S
 
 // governing is the rollout of a policy: the oldest when several name it, as
 // the watcher decides (the others are Ready=False there).
-func (r *imageRollouts) governing(ctx context.Context, policy string) (*v1alpha1.ImageRollout, error) {
+func (r *imageRollouts) governing(ctx context.Context, reader client.Reader, policy string) (*v1alpha1.ImageRollout, error) {
 	if r == nil || r.cache == nil {
 		return nil, nil
 	}
@@ -68,7 +70,58 @@ func (r *imageRollouts) governing(ctx context.Context, policy string) (*v1alpha1
 	if err := r.cache.List(ctx, &list, client.MatchingFields{indexRolloutPolicy: policy}); err != nil {
 		return nil, fmt.Errorf("listing ImageRollouts of %s: %w", policy, err)
 	}
-	return rollout.Governing(list.Items, policy), nil
+	items, err := withTriggeringRollout(ctx, reader, list.Items, policy)
+	if err != nil {
+		return nil, err
+	}
+	return rollout.Governing(items, policy), nil
+}
+
+// triggeringRolloutKey carries the ImageRollout a request reports changed.
+type triggeringRolloutKey struct{}
+
+// withTriggeringRollout marks ctx with the ImageRollout whose change req
+// reports. The watcher publishes such a request right after writing the
+// rollout's status, so this process's ImageRollout cache may not hold that
+// write yet: read from it, a stage just admitted would give its KCLRuns the
+// old image, and the watcher's next ask is the same message, dropped as a
+// duplicate for two minutes.
+func withTriggeringRollout(ctx context.Context, reader client.Reader, items []v1alpha1.ImageRollout, policy string) ([]v1alpha1.ImageRollout, error) {
+	key, ok := ctx.Value(triggeringRolloutKey{}).(types.NamespacedName)
+	if !ok {
+		return items, nil
+	}
+	live := &v1alpha1.ImageRollout{}
+	if err := reader.Get(ctx, key, live); err != nil {
+		if apierrors.IsNotFound(err) {
+			return items, nil
+		}
+		return nil, fmt.Errorf("reading ImageRollout %s: %w", key, err)
+	}
+	out := make([]v1alpha1.ImageRollout, 0, len(items)+1)
+	for _, ro := range items {
+		if ro.UID != live.UID {
+			out = append(out, ro)
+		}
+	}
+	if live.PolicyKey() == policy {
+		out = append(out, *live)
+	}
+	return out, nil
+}
+
+// forTriggeringRollout is ctx for the reconcile of req: an ImageRollout
+// request makes the rollout it names a live read (withTriggeringRollout).
+func forTriggeringRollout(ctx context.Context, req reconcilerequest.Request) context.Context {
+	if req.Reason != reconcilerequest.ReasonImageRolloutChanged {
+		return ctx
+	}
+	kind, rest, _ := strings.Cut(req.Trigger, "/")
+	namespace, name, ok := strings.Cut(rest, "/")
+	if kind != v1alpha1.ImageRolloutKind || !ok {
+		return ctx
+	}
+	return context.WithValue(ctx, triggeringRolloutKey{}, types.NamespacedName{Namespace: namespace, Name: name})
 }
 
 // give replaces a found policy's election with the image the governing
@@ -82,7 +135,7 @@ func (r *imageRollouts) give(ctx context.Context, reader client.Reader, obj *v1a
 		return nil, nil
 	}
 	key := p.Namespace + "/" + p.Name
-	ro, err := r.governing(ctx, key)
+	ro, err := r.governing(ctx, reader, key)
 	if err != nil || ro == nil {
 		return nil, err
 	}

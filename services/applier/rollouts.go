@@ -80,12 +80,12 @@ func (r *imageRollouts) governing(ctx context.Context, reader client.Reader, pol
 // triggeringRolloutKey carries the ImageRollout a request reports changed.
 type triggeringRolloutKey struct{}
 
-// withTriggeringRollout marks ctx with the ImageRollout whose change req
-// reports. The watcher publishes such a request right after writing the
-// rollout's status, so this process's ImageRollout cache may not hold that
-// write yet: read from it, a stage just admitted would give its KCLRuns the
-// old image, and the watcher's next ask is the same message, dropped as a
-// duplicate for two minutes.
+// withTriggeringRollout puts the live copy of the ImageRollout that ctx names
+// (forTriggeringRollout) in place of the cached one. The watcher publishes an
+// ImageRollout request right after writing the rollout's status, so this
+// process's ImageRollout cache may not hold that write yet: read from it, a
+// stage just admitted would give its KCLRuns the old image, and the watcher's
+// next ask is the same message, dropped as a duplicate for two minutes.
 func withTriggeringRollout(ctx context.Context, reader client.Reader, items []v1alpha1.ImageRollout, policy string) ([]v1alpha1.ImageRollout, error) {
 	key, ok := ctx.Value(triggeringRolloutKey{}).(types.NamespacedName)
 	if !ok {

@@ -801,24 +801,7 @@ func (p *printer) list(l *ListExpr) {
 			one = false
 		}
 	}
-	p.write("[")
-	if !one {
-		p.indentNewline()
-	}
-	for i, e := range l.Elts {
-		if i > 0 {
-			if one {
-				p.write(", ")
-			} else {
-				p.newline()
-			}
-		}
-		p.expr(e)
-	}
-	if !one {
-		p.dedentNewline()
-	}
-	p.write("]")
+	p.enclosed("[", "]", len(l.Elts), one, func(i int) { p.expr(l.Elts[i]) })
 }
 
 func (p *printer) config(c *ConfigExpr) {
@@ -844,26 +827,31 @@ func (p *printer) config(c *ConfigExpr) {
 			one = false
 		}
 	}
-	p.write("{")
-	if len(c.Items) > 0 {
-		if !one {
-			p.indentNewline()
-		}
-		for i, e := range c.Items {
-			if i > 0 {
-				if one {
-					p.write(", ")
-				} else {
-					p.newline()
-				}
-			}
-			p.entry(e)
-		}
-		if !one {
-			p.dedentNewline()
-		}
+	p.enclosed("{", "}", len(c.Items), one, func(i int) { p.entry(c.Items[i]) })
+}
+
+// enclosed prints n items between open and close: on one line separated by
+// commas, or one per line, indented. An empty list or config is always one
+// line (oneLine), so nothing is indented for no items.
+func (p *printer) enclosed(open, close string, n int, one bool, item func(int)) {
+	p.write(open)
+	if n > 0 && !one {
+		p.indentNewline()
 	}
-	p.write("}")
+	for i := range n {
+		if i > 0 {
+			if one {
+				p.write(", ")
+			} else {
+				p.newline()
+			}
+		}
+		item(i)
+	}
+	if n > 0 && !one {
+		p.dedentNewline()
+	}
+	p.write(close)
 }
 
 func (p *printer) entry(e *ConfigEntry) {

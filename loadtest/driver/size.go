@@ -125,10 +125,6 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 			return report.FirstSync{}, err
 		}
 	}
-	images, revisions := newChangeWaiter(), newChangeWaiter()
-	if err := watchObjects(ctx, cl.cfg, images, revisions); err != nil {
-		return report.FirstSync{}, err
-	}
 	d.logf("N=%d: starting flux-kcl-controller (%s)", n, d.opts.Mode)
 	ctrl, err := d.startKCL(ctx, cl.cfg, cl.kubeconfig)
 	if err != nil {
@@ -157,6 +153,13 @@ func (d *driver) runKCL(ctx context.Context, cl *cluster, size *report.Size, ful
 		return fs, nil
 	}
 	size.KCL = fs
+	// The driver watches the applied objects only from here on: a watch of
+	// every Deployment and ConfigMap during the first sync would cost the
+	// apiserver work that the reference side's sync does not pay.
+	images, revisions := newChangeWaiter(), newChangeWaiter()
+	if err := watchObjects(ctx, cl.cfg, images, revisions); err != nil {
+		return fs, err
+	}
 	d.saveMetrics(ctx, ctrl, fmt.Sprintf("after-first-sync-%d", n))
 	d.saveHeapProfiles(ctx, ctrl, fmt.Sprintf("after-first-sync-%d", n))
 

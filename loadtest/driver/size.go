@@ -463,10 +463,17 @@ func (d *driver) policyLatency(ctx context.Context, c client.Client, ts []tenant
 			missed++
 			continue
 		}
+		if lat > slowChange {
+			// Named, so that the controller's log can be read for this one.
+			d.logf("policy change %d of %s took %.2fs (status written at %s)", k, t.Namespace(), lat, start.UTC().Format(time.RFC3339Nano))
+		}
 		samples = append(samples, lat)
 	}
 	return report.NewLatency(samples, missed), nil
 }
+
+// slowChange is the latency past which the driver names the change in its log.
+const slowChange = 1.0 // seconds
 
 // sourceLatency gives S sources a new artifact revision one after the other and measures from
 // the source's status write to the ConfigMap carrying the new revision.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kcl-lang/flux-kcl-controller/api/v1alpha1"
@@ -83,6 +84,23 @@ type Request struct {
 
 // Key is "namespace/name", the form used in logs and in status.imagePolicies.
 func (r Request) Key() string { return r.Namespace + "/" + r.Name }
+
+// TriggerOf is the Trigger naming an object: "Kind/namespace/name" (a
+// resource's group and name in place of the kind for an applied object).
+func TriggerOf(kind, namespace, name string) string {
+	return kind + "/" + namespace + "/" + name
+}
+
+// TriggeredBy is the namespace and name of the object that triggered r when
+// it is of kind (TriggerOf); false otherwise.
+func (r Request) TriggeredBy(kind string) (namespace, name string, ok bool) {
+	k, rest, _ := strings.Cut(r.Trigger, "/")
+	namespace, name, ok = strings.Cut(rest, "/")
+	if k != kind || !ok {
+		return "", "", false
+	}
+	return namespace, name, true
+}
 
 // ErrUnknownVersion is returned by Decode for a schema version it can't read.
 var ErrUnknownVersion = errors.New("unknown reconcile request schema version")

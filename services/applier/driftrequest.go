@@ -25,7 +25,7 @@ func (s *Service) onDrift(owner types.NamespacedName, resource schema.GroupVersi
 	if deleted {
 		what = "deleted"
 	}
-	trigger := fmt.Sprintf("%s/%s/%s", resource.GroupResource(), obj.Namespace, obj.Name)
+	trigger := reconcilerequest.TriggerOf(resource.GroupResource().String(), obj.Namespace, obj.Name)
 	s.log.V(1).Info("applied object drifted", "kclrun", owner.String(), "object", trigger, "change", what)
 	req := reconcilerequest.Request{
 		Namespace: owner.Namespace,

@@ -3,7 +3,6 @@ package applier
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -116,9 +115,8 @@ func forTriggeringRollout(ctx context.Context, req reconcilerequest.Request) con
 	if req.Reason != reconcilerequest.ReasonImageRolloutChanged {
 		return ctx
 	}
-	kind, rest, _ := strings.Cut(req.Trigger, "/")
-	namespace, name, ok := strings.Cut(rest, "/")
-	if kind != v1alpha1.ImageRolloutKind || !ok {
+	namespace, name, ok := req.TriggeredBy(v1alpha1.ImageRolloutKind)
+	if !ok {
 		return ctx
 	}
 	return context.WithValue(ctx, triggeringRolloutKey{}, types.NamespacedName{Namespace: namespace, Name: name})

@@ -66,7 +66,7 @@ func (s *Service) imagePolicyChanged(ctx context.Context, p *imagev1.ImagePolicy
 		s.log.Error(err, "listing KCLRuns of ImagePolicy", "imagePolicy", key)
 		return
 	}
-	trigger := imagev1.ImagePolicyKind + "/" + key
+	trigger := reconcilerequest.TriggerOf(imagev1.ImagePolicyKind, p.Namespace, p.Name)
 	for i := range runs.Items {
 		run := &runs.Items[i]
 		s.enqueueFor(ctx, run, reconcilerequest.ReasonImagePolicyChanged, trigger, nil,

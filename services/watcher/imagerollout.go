@@ -352,7 +352,7 @@ func (r *rollouts) reconcileStale(ctx context.Context, ro *kclv1.ImageRollout, r
 	if ro.Status.LastGood == nil {
 		return // bad input before the rollout ever started: it gives nothing
 	}
-	trigger := kclv1.ImageRolloutKind + "/" + ro.Namespace + "/" + ro.Name
+	trigger := reconcilerequest.TriggerOf(kclv1.ImageRolloutKind, ro.Namespace, ro.Name)
 	target := ro.Status.Target.String()
 	// KCLRuns whose image changes go first; those only shown a new target
 	// held back (a status write, no apply) after them.

@@ -86,7 +86,7 @@ func (s *Service) wakeDependents(ctx context.Context, dep *kclv1.KCLRun) {
 		s.log.Error(err, "listing dependents", "kclrun", objectKey(dep.Namespace, dep.Name))
 		return
 	}
-	trigger := kclv1.KCLRunKind + "/" + objectKey(dep.Namespace, dep.Name)
+	trigger := reconcilerequest.TriggerOf(kclv1.KCLRunKind, dep.Namespace, dep.Name)
 	for i := range dependents.Items {
 		run := &dependents.Items[i]
 		s.enqueueFor(ctx, run, reconcilerequest.ReasonDependencyReady, trigger, nil,

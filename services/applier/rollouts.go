@@ -3,6 +3,7 @@ package applier
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -76,8 +77,32 @@ func (r *imageRollouts) governing(ctx context.Context, reader client.Reader, pol
 	return rollout.Governing(items, policy), nil
 }
 
-// triggeringRolloutKey carries the ImageRollout a request reports changed.
+// triggeringRolloutKey carries the ImageRollout a request reports changed
+// (*triggeringRollout).
 type triggeringRolloutKey struct{}
+
+// triggeringRollout is the ImageRollout a request names, read live at most
+// once per reconcile however many of the program's policies ask.
+type triggeringRollout struct {
+	key  types.NamespacedName
+	once sync.Once
+	live *v1alpha1.ImageRollout // nil: gone
+	err  error
+}
+
+func (t *triggeringRollout) read(ctx context.Context, reader client.Reader) (*v1alpha1.ImageRollout, error) {
+	t.once.Do(func() {
+		live := &v1alpha1.ImageRollout{}
+		err := reader.Get(ctx, t.key, live)
+		switch {
+		case err == nil:
+			t.live = live
+		case !apierrors.IsNotFound(err):
+			t.err = fmt.Errorf("reading ImageRollout %s: %w", t.key, err)
+		}
+	})
+	return t.live, t.err
+}
 
 // withTriggeringRollout puts the live copy of the ImageRollout that ctx names
 // (forTriggeringRollout) in place of the cached one. The watcher publishes an
@@ -86,16 +111,13 @@ type triggeringRolloutKey struct{}
 // stage just admitted would give its KCLRuns the old image, and the watcher's
 // next ask is the same message, dropped as a duplicate for two minutes.
 func withTriggeringRollout(ctx context.Context, reader client.Reader, items []v1alpha1.ImageRollout, policy string) ([]v1alpha1.ImageRollout, error) {
-	key, ok := ctx.Value(triggeringRolloutKey{}).(types.NamespacedName)
+	t, ok := ctx.Value(triggeringRolloutKey{}).(*triggeringRollout)
 	if !ok {
 		return items, nil
 	}
-	live := &v1alpha1.ImageRollout{}
-	if err := reader.Get(ctx, key, live); err != nil {
-		if apierrors.IsNotFound(err) {
-			return items, nil
-		}
-		return nil, fmt.Errorf("reading ImageRollout %s: %w", key, err)
+	live, err := t.read(ctx, reader)
+	if err != nil || live == nil {
+		return items, err
 	}
 	out := make([]v1alpha1.ImageRollout, 0, len(items)+1)
 	for _, ro := range items {
@@ -119,7 +141,7 @@ func forTriggeringRollout(ctx context.Context, req reconcilerequest.Request) con
 	if !ok {
 		return ctx
 	}
-	return context.WithValue(ctx, triggeringRolloutKey{}, types.NamespacedName{Namespace: namespace, Name: name})
+	return context.WithValue(ctx, triggeringRolloutKey{}, &triggeringRollout{key: types.NamespacedName{Namespace: namespace, Name: name}})
 }
 
 // give replaces a found policy's election with the image the governing

@@ -187,6 +187,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		Print:            func(s string) { io.WriteString(stdout, s) },
 		Options:          optionValues,
 		WorkDir:          root,
+		Host:             opts.Host,
 		StrictRangeCheck: opts.StrictRangeCheck || st.strictRange,
 		Debug:            opts.Debug,
 		MaxDepth:         lim.MaxDepth,

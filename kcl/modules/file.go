@@ -2,10 +2,12 @@ package modules
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -15,7 +17,10 @@ var errOutsideRoot = errors.New("the path is outside the program root")
 
 // ioText renders an fs error the way Rust's io::Error prints the common cases.
 func ioText(err error) string {
+	var errno syscall.Errno
 	switch {
+	case errors.As(err, &errno):
+		return rustIOError(err)
 	case errors.Is(err, fs.ErrNotExist):
 		return "No such file or directory (os error 2)"
 	case errors.Is(err, fs.ErrPermission):
@@ -28,6 +33,63 @@ func ioText(err error) string {
 		return pe.Err.Error()
 	}
 	return err.Error()
+}
+
+// rustIOError prints an OS error as Rust's io::Error displays it: the C
+// library's text and the number, "Is a directory (os error 21)". An error
+// without an errno prints as itself.
+func rustIOError(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err.Error()
+	}
+	return fmt.Sprintf("%s (os error %d)", strerror(errno), int(errno))
+}
+
+// rustIODebug prints an OS error as Rust's io::Error debug-prints it:
+// `Os { code: 2, kind: NotFound, message: "No such file or directory" }`.
+// An error without an errno prints as itself.
+func rustIODebug(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) {
+		return err.Error()
+	}
+	kind, ok := rustErrorKinds[errno]
+	if !ok {
+		kind = "Uncategorized"
+	}
+	return fmt.Sprintf("Os { code: %d, kind: %s, message: %q }", int(errno), kind, strerror(errno))
+}
+
+// strerror is the C library's text: Go's own is glibc's, first letter lowered.
+func strerror(errno syscall.Errno) string {
+	s := errno.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// rustErrorKinds names the io::ErrorKind Rust decodes an errno to (its
+// decode_error_kind), for the errors writes meet.
+var rustErrorKinds = map[syscall.Errno]string{
+	syscall.ENOENT:       "NotFound",
+	syscall.EACCES:       "PermissionDenied",
+	syscall.EPERM:        "PermissionDenied",
+	syscall.EEXIST:       "AlreadyExists",
+	syscall.EISDIR:       "IsADirectory",
+	syscall.ENOTDIR:      "NotADirectory",
+	syscall.ENOTEMPTY:    "DirectoryNotEmpty",
+	syscall.EROFS:        "ReadOnlyFilesystem",
+	syscall.ENOSPC:       "StorageFull",
+	syscall.ELOOP:        "FilesystemLoop",
+	syscall.ENAMETOOLONG: "InvalidFilename",
+	syscall.EFBIG:        "FileTooLarge",
+	syscall.EBUSY:        "ResourceBusy",
+	syscall.ETXTBSY:      "ExecutableFileBusy",
+	syscall.EXDEV:        "CrossesDevices",
+	syscall.EINVAL:       "InvalidInput",
+	syscall.EINTR:        "Interrupted",
 }
 
 // rootPath maps a program path (relative to the work dir, or absolute inside it)
@@ -176,25 +238,154 @@ func init() {
 		}
 		return value.Int(info.Size()), nil
 	})
-	// The program root is read-only: every write is refused. A missing source
-	// of delete, cp or mv is reported first, with the official engine's words,
-	// so a program the official engine also refuses gets its message.
-	for _, name := range []string{"mkdir", "delete", "cp", "mv", "write", "append"} {
-		name := name
+	// With a Host (bin/kcl) the writes and read_env do what 0.12.1 does, its
+	// messages included. Without one (the controller) the program root is
+	// read-only: every write is refused. A missing source of delete, cp or
+	// mv is reported first, with the official engine's words, so a program
+	// the official engine also refuses gets its message.
+	for name, write := range map[string]func(value.Host, []value.Value, []value.KV) (value.Value, error){
+		"mkdir": mkdir, "delete": deleteFile, "cp": copyFile, "mv": moveFile, "write": writeFile, "append": appendFile,
+	} {
 		def(m, name, func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+			if t != nil && t.Host != nil {
+				return write(t.Host, args, kwargs)
+			}
 			if err := missingSource(t, name, args, kwargs); err != nil {
 				return nil, err
 			}
 			return nil, evalErr("file.%s() is not allowed: the program root is read-only", name)
 		})
 	}
-	// No environment is visible to programs: read_env finds nothing.
-	def(m, "read_env", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		if _, ok := strArg(args, kwargs, 0, "key"); !ok {
+	// Without a Host no environment is visible: read_env finds nothing.
+	def(m, "read_env", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		key, ok := hostArg(args, kwargs, 0, "key")
+		if !ok {
 			return nil, evalErr("read_env() requires 'key' argument")
+		}
+		if t == nil || t.Host == nil {
+			return value.Undefined, nil
+		}
+		if v, ok := t.Host.LookupEnv(key); ok {
+			return value.Str(v), nil
 		}
 		return value.Undefined, nil
 	})
+}
+
+// hostArg is get_call_arg_str as 0.12.1's writes and read_env see their
+// arguments: anything but a string, None included, is "".
+func hostArg(args []value.Value, kwargs []value.KV, i int, name string) (string, bool) {
+	v, ok := arg(args, kwargs, i, name)
+	if !ok {
+		return "", false
+	}
+	s, _ := v.(value.Str)
+	return string(s), true
+}
+
+func mkdir(h value.Host, args []value.Value, kwargs []value.KV) (value.Value, error) {
+	dir, ok := hostArg(args, kwargs, 0, "directory")
+	if !ok {
+		return nil, evalErr("mkdir() takes exactly one argument (0 given)")
+	}
+	exists, _ := boolArg(args, kwargs, 1, "exists")
+	if err := h.MkdirAll(dir); err != nil && !(exists && errors.Is(err, fs.ErrExist)) {
+		return nil, evalErr("Failed to create directory '%s': %s", dir, rustIOError(err))
+	}
+	return value.None, nil
+}
+
+func deleteFile(h value.Host, args []value.Value, kwargs []value.KV) (value.Value, error) {
+	p, ok := hostArg(args, kwargs, 0, "filepath")
+	if !ok {
+		return nil, evalErr("delete() takes exactly one argument (0 given)")
+	}
+	if err := h.Delete(p); err != nil {
+		return nil, evalErr("failed to delete '%s': %s", p, rustIOError(err))
+	}
+	return value.None, nil
+}
+
+func copyFile(h value.Host, args []value.Value, kwargs []value.KV) (value.Value, error) {
+	src, dst, err := srcDest("cp", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Copy(src, dst); err != nil {
+		return nil, evalErr("Failed to copy from '%s' to '%s': %s", src, dst, rustIOError(err))
+	}
+	return value.None, nil
+}
+
+func moveFile(h value.Host, args []value.Value, kwargs []value.KV) (value.Value, error) {
+	src, dst, err := srcDest("mv", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Rename(src, dst); err != nil {
+		return nil, evalErr("Failed to move '%s' to '%s': %s", src, dst, rustIOError(err))
+	}
+	return value.None, nil
+}
+
+func srcDest(fn string, args []value.Value, kwargs []value.KV) (string, string, error) {
+	src, ok := hostArg(args, kwargs, 0, "src")
+	if !ok {
+		return "", "", evalErr("%s() missing 'src_path' argument", fn)
+	}
+	dst, ok := hostArg(args, kwargs, 1, "dest")
+	if !ok {
+		return "", "", evalErr("%s() missing 'dest_path' argument", fn)
+	}
+	return src, dst, nil
+}
+
+func writeFile(h value.Host, args []value.Value, kwargs []value.KV) (value.Value, error) {
+	p, content, err := fileContent("write", "missing", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.WriteFile(p, []byte(content)); err != nil {
+		if failedWrite(err) {
+			return nil, evalErr("Failed to write to '%s': %s", p, rustIOError(err))
+		}
+		return nil, evalErr("Failed to create file '%s': %s", p, rustIOError(err))
+	}
+	return value.None, nil
+}
+
+func appendFile(h value.Host, args []value.Value, kwargs []value.KV) (value.Value, error) {
+	p, content, err := fileContent("append", "requires", args, kwargs)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.AppendFile(p, []byte(content)); err != nil {
+		if failedWrite(err) {
+			return nil, evalErr("Failed to append to file '%s': %s", p, rustIOError(err))
+		}
+		return nil, evalErr("Failed to open or create file '%s': %s", p, rustIOError(err))
+	}
+	return value.None, nil
+}
+
+// fileContent reads write's and append's arguments; the two word their
+// missing ones differently ("missing", "requires").
+func fileContent(fn, verb string, args []value.Value, kwargs []value.KV) (string, string, error) {
+	p, ok := hostArg(args, kwargs, 0, "filepath")
+	if !ok {
+		return "", "", evalErr("%s() %s 'filepath' argument", fn, verb)
+	}
+	content, ok := hostArg(args, kwargs, 1, "content")
+	if !ok {
+		return "", "", evalErr("%s() %s 'content' argument", fn, verb)
+	}
+	return p, content, nil
+}
+
+// failedWrite tells a Host's failed write from a failed open (Op "write").
+func failedWrite(err error) bool {
+	var pe *fs.PathError
+	return errors.As(err, &pe) && pe.Op == "write"
 }
 
 // missingSource is the official engine's error for a delete, cp or mv whose

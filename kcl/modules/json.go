@@ -144,7 +144,16 @@ func init() {
 		_, err := DecodeJSON([]byte(s))
 		return value.Bool(err == nil), nil
 	})
-	def(m, "dump_to_file", refuseWrite("json.dump_to_file"))
+	def(m, "dump_to_file", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		data, name, err := dumpArgs(t, "json.dump_to_file", "dump_to_file", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		if err := t.Host.WriteFile(name, []byte(value.EncodeJSON(data, jsonOptions(args, kwargs, 2)))); err != nil {
+			return nil, evalErr("Unable to write file '%s': %s", name, rustIOError(err))
+		}
+		return value.Undefined, nil
+	})
 	def(m, "merge", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
 		src, ok1 := arg(args, kwargs, 0, "src")
 		patch, ok2 := arg(args, kwargs, 1, "patch")
@@ -189,8 +198,17 @@ func isConfig(v value.Value) bool {
 	return ok
 }
 
-func refuseWrite(name string) value.BuiltinFunc {
-	return func(_ *value.Thread, _ *value.Builtin, _ []value.Value, _ []value.KV) (value.Value, error) {
-		return nil, evalErr("%s() is not allowed: programs cannot write files", name)
+// dumpArgs reads the data and file name of json's and yaml's dumps, or
+// refuses the write when the run has no Host (the controller's case).
+func dumpArgs(t *value.Thread, qualified, fn string, args []value.Value, kwargs []value.KV) (value.Value, string, error) {
+	if t == nil || t.Host == nil {
+		return nil, "", evalErr("%s() is not allowed: programs cannot write files", qualified)
 	}
+	data, ok1 := arg(args, kwargs, 0, "data")
+	_, ok2 := arg(args, kwargs, 1, "filename")
+	if !ok1 || !ok2 {
+		return nil, "", evalErr("%s() missing 2 required positional arguments: 'data' and 'filename'", fn)
+	}
+	name, _ := hostArg(args, kwargs, 1, "filename")
+	return data, name, nil
 }

@@ -302,8 +302,37 @@ func init() {
 		_, err := DecodeYAMLStream([]byte(s))
 		return value.Bool(err == nil), nil
 	})
-	def(m, "dump_to_file", refuseWrite("yaml.dump_to_file"))
-	def(m, "dump_all_to_file", refuseWrite("yaml.dump_all_to_file"))
+	def(m, "dump_to_file", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		data, name, err := dumpArgs(t, "yaml.dump_to_file", "dump_to_file", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		sk, ip, in := yamlEncodeOptions(args, kwargs, 2)
+		if err := t.Host.WriteFile(name, output.EncodeYAML(data, sk, ip, in)); err != nil {
+			return nil, evalErr("Unable to write file '%s': %s", name, rustIOError(err))
+		}
+		return value.Undefined, nil
+	})
+	def(m, "dump_all_to_file", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+		data, name, err := dumpArgs(t, "yaml.dump_all_to_file", "dump_all_to_file", args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		l, ok := data.(*value.List)
+		if !ok {
+			return nil, evalErr("invalid list value")
+		}
+		sk, ip, in := yamlEncodeOptions(args, kwargs, 2)
+		docs := make([]string, len(l.Elems))
+		for i, e := range l.Elems {
+			docs[i] = string(output.EncodeYAML(e, sk, ip, in))
+		}
+		// 0.12.1 words this one failure in Rust's debug form.
+		if err := t.Host.WriteFile(name, []byte(strings.Join(docs, "\n---\n"))); err != nil {
+			return nil, evalErr("Unable to write file: %s", rustIODebug(err))
+		}
+		return value.Undefined, nil
+	})
 
 	mf := newModule("manifests")
 	def(mf, "yaml_stream", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {

@@ -30,6 +30,10 @@ type Thread struct {
 	ModRoot string
 	// CurrentFile is the file being evaluated, relative to FS (file.current()).
 	CurrentFile string
+	// Host lets the file, json and yaml modules write files and read the
+	// environment. Nil (the controller's case): every write is refused and
+	// no environment is visible.
+	Host Host
 
 	StrictRangeCheck bool // -r: integers must fit in 32 bits
 	Debug            bool // -d
@@ -50,6 +54,31 @@ type Thread struct {
 
 	// Local is free for the evaluator.
 	Local map[string]any
+}
+
+// Host is what a program may do to the machine beyond reading files: the
+// writes of the file, json and yaml modules and file.read_env. Only the kcl
+// CLI provides one: it is the user's own `kcl run`, which gives programs
+// this. The controller compiles programs it does not trust and gives none.
+//
+// Paths are as the program wrote them; relative ones are against the
+// process's working directory, as 0.12.1 resolves them. Errors wrap the OS
+// error (a syscall.Errno), which the modules print as Rust's io::Error does.
+type Host interface {
+	// WriteFile creates or truncates name and writes data (Rust's File::create).
+	WriteFile(name string, data []byte) error
+	// AppendFile appends data to name, creating it if missing.
+	AppendFile(name string, data []byte) error
+	// MkdirAll creates a directory and its missing parents (create_dir_all).
+	MkdirAll(name string) error
+	// Delete removes a file, or an empty directory when no file is there.
+	Delete(name string) error
+	// Copy copies a file, or a directory's files and directories recursively.
+	Copy(src, dst string) error
+	// Rename renames src to dst (rename(2)).
+	Rename(src, dst string) error
+	// LookupEnv returns an environment variable, if set.
+	LookupEnv(key string) (string, bool)
 }
 
 // Enter counts one call level; Leave undoes it. Enter fails past MaxDepth.

@@ -6,6 +6,7 @@
 // It prints print() output and then the YAML on stdout, and diagnostics on stderr
 // the way the official CLI renders them, exiting 1 on error. With -O and -d it
 // writes each file the overrides change back, printed as 0.12.1 prints it.
+// Programs may write files and read the environment, as under the official CLI.
 package main
 
 import (
@@ -243,6 +244,11 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 	// `kcl run` reads any file the program names, symlinks followed: the
 	// engine's sandbox is the whole file system.
 	opts.Root = string(filepath.Separator)
+	// It writes the files the program writes (file.write, json and yaml
+	// dump_to_file…), relative paths against the working directory, and lets
+	// file.read_env see the environment: this is the user's own `kcl run`,
+	// not the controller's sandbox.
+	opts.Host = kcl.OSHost{}
 	if len(opts.Files) == 0 && len(opts.Settings) > 0 {
 		// Entries listed in settings files are relative to the directory of
 		// the settings file that lists them (the last one), as the official

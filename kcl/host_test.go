@@ -1,0 +1,61 @@
+package kcl
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Without Options.Host (the controller's runs) a program writes nothing and
+// sees no environment: each write is refused, naming itself, before it
+// touches the disk, and read_env finds nothing even for a variable set.
+func TestWithoutHostProgramsWriteNothingAndSeeNoEnvironment(t *testing.T) {
+	cases := map[string]string{
+		`file.write("w.txt", "x")`:            "file.write() is not allowed: the program root is read-only",
+		`file.append("w.txt", "x")`:           "file.append() is not allowed: the program root is read-only",
+		`file.mkdir("d")`:                     "file.mkdir() is not allowed: the program root is read-only",
+		`file.delete("main.k")`:               "file.delete() is not allowed: the program root is read-only",
+		`file.cp("main.k", "copy.k")`:         "file.cp() is not allowed: the program root is read-only",
+		`file.mv("main.k", "moved.k")`:        "file.mv() is not allowed: the program root is read-only",
+		`json.dump_to_file({}, "a.json")`:     "json.dump_to_file() is not allowed: programs cannot write files",
+		`yaml.dump_to_file({}, "a.yaml")`:     "yaml.dump_to_file() is not allowed: programs cannot write files",
+		`yaml.dump_all_to_file([], "a.yaml")`: "yaml.dump_all_to_file() is not allowed: programs cannot write files",
+	}
+	for call, want := range cases {
+		t.Run(call, func(t *testing.T) {
+			dir := t.TempDir()
+			src := "import file\nimport json\nimport yaml\n" + call + "\n"
+			if err := os.WriteFile(filepath.Join(dir, "main.k"), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Run(context.Background(), Options{WorkDir: dir, Files: []string{"main.k"}})
+			var kerr *Error
+			if !errors.As(err, &kerr) || kerr.Message != want {
+				t.Fatalf("got %v, want %q", err, want)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 1 || entries[0].Name() != "main.k" {
+				t.Errorf("the directory holds %v, want main.k alone", entries)
+			}
+		})
+	}
+
+	t.Setenv("KCL_HOST_TEST_SET", "value")
+	dir := t.TempDir()
+	src := "import file\na = file.read_env(\"KCL_HOST_TEST_SET\")\nb = file.read_env(\"KCL_HOST_TEST_SET\") or \"unset\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.k"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Options{WorkDir: dir, Files: []string{"main.k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(res.YAML), "b: unset\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

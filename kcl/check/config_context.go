@@ -1,10 +1,6 @@
 package check
 
-import (
-	"sort"
-
-	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
-)
+import "github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 
 // The official resolver walks the value of an assignment to a typed target
 // with that type as its "config expression context": every config literal
@@ -194,39 +190,25 @@ func (r *checker) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.P
 func (r *checker) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Position, depth int) {
 	last := len(r.orderPath) - 1
 	if it.Key == nil {
+		// An `if` entry or `**value`: its entries are walked in the
+		// context, then the attributes of its type are judged again
+		// against the context, at the value (the official
+		// check_config_value_recursively).
+		var attrs []litAttr
 		if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
 			for items := range ifBranches(ie) {
 				r.ctxConfig(want, items, at, depth+1)
 			}
-			return
-		}
-		// `**value`: its literal keys are checked as entries.
-		r.ctxCheck(want, it.Value, at, depth+1)
-		r.orderPath[last].phase = phaseType
-		vt := r.exprType(it.Value, 0)
-		if vt.kind == tSchema && vt.instance {
-			// An instance's own attributes (not its bases'), each at
-			// its declared type.
-			for _, name := range vt.schema.attrNames() {
-				t, decl := r.attrType(vt.schema, name)
-				if m := r.memberType(want, name); decl != nil && !m.isAny() && !t.isAny() {
-					r.mustAssignAt(t, m, it.Value.Pos(), at)
-				}
+			if ie.Orelse == nil {
+				attrs = r.literalAttrs(ie.Items, 0)
 			}
-			return
+		} else {
+			r.ctxCheck(want, it.Value, at, depth+1)
+			attrs = r.unpackedAttrs(it.Value)
 		}
-		if vt.kind != tDict {
-			return
-		}
-		names := make([]string, 0, len(vt.attrs))
-		for n := range vt.attrs {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			if m := r.memberType(want, n); !m.isAny() {
-				r.mustAssignAt(vt.attrs[n], m, it.Value.Pos(), at)
-			}
+		if len(attrs) > 0 {
+			r.orderPath[last].phase = phaseType
+			r.attrsInto(want, at, attrs, it.Value.Pos(), 0)
 		}
 		return
 	}
@@ -255,7 +237,7 @@ func (r *checker) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Positio
 		if m != nil && m.kind == tUnion && n != "" {
 			// A key no member of a union of schemas declares (a schema
 			// context is configItems').
-			r.unionMemberAt(m, n, it.Key.Pos())
+			r.unionMemberAt(m, n, it.Key.Pos(), nil)
 		}
 		m = r.memberType(m, n)
 		if m != nil && deepest == i-1 {

@@ -248,12 +248,12 @@ func (r *checker) shadowed(id *syntax.Identifier) bool {
 // unionMember checks a key set through an attribute whose type is a union:
 // some schema of the union must take it (a dict or any other type does).
 func (r *checker) unionMember(u *typ, n *syntax.Name) {
-	r.unionMemberAt(u, n.Value, n.Pos())
+	r.unionMemberAt(u, n.Value, n.Pos(), nil)
 }
 
 // unionMemberAt is unionMember of the name key at pos (the official
 // must_check_config_attr of a union context).
-func (r *checker) unionMemberAt(u *typ, key string, pos syntax.Position) {
+func (r *checker) unionMemberAt(u *typ, key string, pos syntax.Position, attrPos *syntax.Position) {
 	var names, suggs []string
 	for _, e := range u.elems {
 		switch e.kind {
@@ -274,7 +274,11 @@ func (r *checker) unionMemberAt(u *typ, key string, pos syntax.Position) {
 	if len(names) > 1 {
 		target = "schemas [" + rustDebugList(names) + "]"
 	}
-	r.report(errkind.Compile, pos, "Cannot add member '%s' to '%s'%s", key, target, suggestionText(suggs))
+	d := &Diagnostic{Kind: errkind.Compile, Messages: []Message{{Pos: pos, Msg: fmt.Sprintf("Cannot add member '%s' to '%s'%s", key, target, suggestionText(suggs))}}}
+	if attrPos != nil {
+		d.Messages = append(d.Messages, Message{Pos: *attrPos, Msg: "config attribute is defined here"})
+	}
+	r.diag(d)
 }
 
 // entryKeyNames are the names a config entry's key spells: `a.b.c`, "a", and

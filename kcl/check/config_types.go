@@ -56,24 +56,14 @@ func (r *checker) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, parent
 				if ie.Orelse == nil {
 					attrs, at = r.literalAttrs(ie.Items, 0), ie.Pos()
 				}
-			} else if cfg, ok := it.Value.(*syntax.ConfigExpr); ok {
-				// `**{...}` is walked in the same context.
-				r.pushOrder(entryPos(it), phaseValue)
-				r.configTypes(s, cfg.Items, parent, depth+1)
-				r.popOrder()
-				attrs, at = r.literalAttrs(cfg.Items, 0), cfg.Pos()
-			} else if vt := r.exprType(it.Value, 0); vt.kind == tSchema && vt.instance {
-				// `**instance`: its schema's own attributes, each at its
-				// declaration.
-				for _, name := range vt.schema.attrNames() {
-					if t, decl := r.attrType(vt.schema, name); decl != nil {
-						attrs = append(attrs, litAttr{name: name, ty: t, pos: decl.Pos()})
-					}
+			} else {
+				if cfg, ok := it.Value.(*syntax.ConfigExpr); ok {
+					// `**{...}` is walked in the same context.
+					r.pushOrder(entryPos(it), phaseValue)
+					r.configTypes(s, cfg.Items, parent, depth+1)
+					r.popOrder()
 				}
-				at = it.Value.Pos()
-			} else if vt.kind == tDict && len(vt.attrs) > 0 {
-				// `**d` of a dict the static pass knows the keys of.
-				attrs, at = typeAttrs(vt, 0), it.Value.Pos()
+				attrs, at = r.unpackedAttrs(it.Value), it.Value.Pos()
 			}
 			if len(attrs) > 0 {
 				var decl *syntax.Position
@@ -117,6 +107,29 @@ func (r *checker) checkConfigPath(s *schemaInfo, names []*syntax.Name, value syn
 		}
 		r.dictIntoSchema(got, lv.want, names[lv.at].Pos(), 0)
 	}
+}
+
+// unpackedAttrs are the attributes of the value of `**value` the static
+// pass knows: a literal's, an instance's schema's own (each at its
+// declaration), a dict's whose keys it knows.
+func (r *checker) unpackedAttrs(v syntax.Expr) []litAttr {
+	if cfg, ok := v.(*syntax.ConfigExpr); ok {
+		return r.literalAttrs(cfg.Items, 0)
+	}
+	vt := r.exprType(v, 0)
+	switch {
+	case vt.kind == tSchema && vt.instance:
+		var attrs []litAttr
+		for _, name := range vt.schema.attrNames() {
+			if t, decl := r.attrType(vt.schema, name); decl != nil {
+				attrs = append(attrs, litAttr{name: name, ty: t, pos: decl.Pos()})
+			}
+		}
+		return attrs
+	case vt.kind == tDict && len(vt.attrs) > 0:
+		return typeAttrs(vt, 0)
+	}
+	return nil
 }
 
 // typeAttrs are the attributes of a dict type, in the order given (by
@@ -173,14 +186,10 @@ func (r *checker) configPath(s *schemaInfo, names []*syntax.Name, value syntax.E
 				r.dictIntoSchema(r.exprType(value, 0), want, n.Pos(), 0)
 				return levels
 			}
-			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tDict {
-				r.asValue(func() { r.dictEntries(want, cfg, decl, depth+1) })
-			} else {
-				// Config literals met in the value (list items,
-				// comprehensions, operands) are walked under the type.
-				p := decl.Pos()
-				r.asValue(func() { r.ctxCheck(want, value, &p, depth+1) })
-			}
+			// Config literals met in the value (list items,
+			// comprehensions, operands) are walked under the type.
+			p := decl.Pos()
+			r.asValue(func() { r.ctxCheck(want, value, &p, depth+1) })
 			r.mustAssign(r.exprType(value, 0), want, n.Pos(), decl)
 			return levels
 		}
@@ -303,87 +312,6 @@ func singleLitKey(k *typ) (string, bool) {
 		return k.elems[0].lit, true
 	}
 	return "", false
-}
-
-// dictEntries checks the values of a dict literal stored where the dict
-// type want is expected, innermost first, each at its key.
-func (r *checker) dictEntries(want *typ, cfg *syntax.ConfigExpr, decl *syntax.SchemaAttr, depth int) {
-	var at *syntax.Position
-	if decl != nil {
-		p := decl.Pos()
-		at = &p
-	}
-	r.dictEntriesAt(want, cfg, decl, at, depth)
-}
-
-func (r *checker) dictEntriesAt(want *typ, cfg *syntax.ConfigExpr, decl *syntax.SchemaAttr, at *syntax.Position, depth int) {
-	if depth > 100 || want.elem.isAny() {
-		return
-	}
-	for _, it := range cfg.Items {
-		if it == nil || it.Key == nil || it.Operation == syntax.OpInsert {
-			continue
-		}
-		// The value of `a.b.c = v` is the value type nested as deep as
-		// the path; `l[0] = v` is judged against the type of l (0.12.1).
-		elem, pos := want.elem, it.Key.Pos()
-		switch k := it.Key.(type) {
-		case *syntax.StringLit:
-		case *syntax.Identifier:
-			for j, n := range k.Names[1:] {
-				if elem.kind != tDict {
-					// Deeper than the dict type: the rest of the path
-					// nests the value, judged at the last name that fit.
-					got := r.exprType(it.Value, 0)
-					for m := len(k.Names) - 1; m > j && !got.isAny(); m-- {
-						got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: k.Names[m].Value}, elem: got}
-					}
-					if !elem.isAny() {
-						r.pushOrder(entryPos(it), phaseType)
-						r.mustAssignAt(got, elem, pos, at)
-						r.popOrder()
-					}
-					elem = anyT
-					break
-				}
-				elem, pos = elem.elem, n.Pos()
-			}
-		case *syntax.Subscript:
-			if _, ok := k.Value.(*syntax.Identifier); !ok || !numberIndex(k.Index) {
-				continue
-			}
-		default:
-			continue
-		}
-		if elem.isAny() {
-			continue
-		}
-		if _, ok := it.Value.(*syntax.ConfigExpr); !ok && elem.kind != tSchema {
-			// Config literals met in the value are walked under the type.
-			r.pushOrder(entryPos(it), phaseValue)
-			r.ctxCheck(elem, it.Value, at, depth+1)
-			r.popOrder()
-		}
-		if inner, ok := it.Value.(*syntax.ConfigExpr); ok {
-			r.pushOrder(entryPos(it), phaseValue)
-			switch elem.kind {
-			case tDict:
-				r.dictEntriesAt(elem, inner, decl, at, depth+1)
-			case tSchema:
-				r.configItems(elem.schema, inner.Items, depth+1)
-				r.configTypes(elem.schema, inner.Items, decl, depth+1)
-				r.popOrder()
-				r.pushOrder(entryPos(it), phaseType)
-				r.dictIntoSchema(r.exprType(it.Value, 0), elem, pos, 0)
-				r.popOrder()
-				continue
-			}
-			r.popOrder()
-		}
-		r.pushOrder(entryPos(it), phaseType)
-		r.mustAssignAt(r.exprType(it.Value, 0), elem, pos, at)
-		r.popOrder()
-	}
 }
 
 // schemaValue checks a dict literal stored where schema type want is
@@ -514,6 +442,9 @@ func (r *checker) attrsInto(ctx *typ, ctxDecl *syntax.Position, attrs []litAttr,
 			}
 		case tDict, tList:
 			sub, subDecl = ctx.elem, ctxDecl
+		case tUnion:
+			r.unionMemberAt(ctx, a.name, at, &a.pos)
+			sub, subDecl = r.memberType(ctx, a.name), ctxDecl
 		}
 		if sub.isAny() {
 			continue

@@ -1,6 +1,8 @@
 package check
 
 import (
+	"fmt"
+
 	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
@@ -104,6 +106,7 @@ func (r *checker) globalPass(f *SourceFile, early bool) {
 					if early && t != nil && t.Name != nil {
 						r.early[t.Name.Value] = true
 					}
+					r.globalType(t, s.Ty)
 				}
 			case *syntax.UnificationStmt:
 				if s.Value != nil && s.Value.Name != nil {
@@ -112,6 +115,15 @@ func (r *checker) globalPass(f *SourceFile, early bool) {
 				if early && s.Target != nil && len(s.Target.Names) > 0 {
 					r.early[s.Target.Names[0].Value] = true
 				}
+				if s.Target != nil && len(s.Target.Names) > 0 {
+					t := anyT
+					if s.Value != nil {
+						if si := r.schemaByIdent(r.pkg, s.Value.Name); si != nil && !si.isRule {
+							t = &typ{kind: tSchema, schema: si, instance: true}
+						}
+					}
+					r.globals[s.Target.Names[0].Value] = &globalObj{t: t, pos: s.Target.Pos()}
+				}
 			case *syntax.IfStmt:
 				walk(s.Body)
 				walk(s.Orelse)
@@ -119,6 +131,33 @@ func (r *checker) globalPass(f *SourceFile, early bool) {
 		}
 	}
 	walk(f.Body)
+}
+
+// globalType records a top-level assignment's target in the global scope,
+// as each official global pass does: an annotation may not widen the type
+// the name has so far ("can not change the type", the first pass reports a
+// later annotation, the second an earlier one against the last), and it
+// gives the name its type; the place is the last assignment's.
+func (r *checker) globalType(t *syntax.Target, ann syntax.Type) {
+	if t == nil || t.Name == nil {
+		return
+	}
+	name := t.Name.Value
+	prev := r.globals[name]
+	g := &globalObj{t: anyT, pos: t.Pos()}
+	switch {
+	case ann != nil:
+		g.t = r.fromSyntax(r.pkg, ann, 0)
+		if prev != nil && !narrowerIn(g.t, prev.t, 0, r.early == nil) {
+			r.diag(&Diagnostic{Kind: errkind.Type, Messages: []Message{
+				{Pos: t.Pos(), Msg: fmt.Sprintf("can not change the type of '%s' to %s", name, prev.t)},
+				{Pos: prev.pos, Msg: fmt.Sprintf("expected %s", prev.t)},
+			}})
+		}
+	case prev != nil:
+		g.t = prev.t
+	}
+	r.globals[name] = g
 }
 
 // markType reports the undefined names of an annotation the global passes

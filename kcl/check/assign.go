@@ -53,6 +53,10 @@ func (r *checker) assignTypes(s *syntax.AssignStmt) {
 		if l, ok := s.Value.(*syntax.LambdaExpr); ok && l.ReturnTy != nil && r.lambdaResults[name] == nil {
 			r.lambdaResults[name] = r.fromSyntax(r.pkg, l.ReturnTy, 0)
 		}
+		if s.Ty != nil {
+			r.typedGlobal(s)
+			return
+		}
 		r.flowAssign(s, func(n string) *typ { return r.varTypes[n] }, func(n string, t *typ) { r.varTypes[n] = t })
 	case r.local != nil && r.local.lambda:
 		sc := r.local
@@ -142,6 +146,48 @@ func (r *checker) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, set
 	}
 	if w := widen(got); !w.isAny() {
 		setType(name, w)
+	}
+}
+
+// typedGlobal checks an annotated assignment of a global, as the
+// official walk does: the value is judged against the type the name has in
+// the global scope (the global passes gave it its last annotation; the
+// walk, its first value), and an annotation other than a schema's may not
+// widen that type.
+func (r *checker) typedGlobal(s *syntax.AssignStmt) {
+	t := s.Targets[0]
+	name := t.Name.Value
+	got := r.exprType(s.Value, 0)
+	ann := r.fromSyntax(r.pkg, s.Ty, 0)
+	want := ann
+	cur := r.varTypes[name]
+	if !cur.isAny() {
+		want = cur
+	}
+	pos := t.Pos()
+	if want.kind == tSchema {
+		if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
+			r.configKeys(want.schema, cfg, 0)
+			r.configTypes(want.schema, cfg.Items, nil, 0)
+		} else {
+			// The config literals met in the value (through parentheses,
+			// both branches of `if` and both operands) are walked under it.
+			r.ctxCheck(want, s.Value, nil, 0)
+		}
+	} else {
+		r.ctxCheck(want, s.Value, &pos, 0)
+		if g := r.globals[name]; g != nil && !cur.isAny() && !narrower(cur, ann, 0) {
+			r.pushLast()
+			r.diag(&Diagnostic{Kind: errkind.Type, Messages: []Message{
+				{Pos: pos, Msg: fmt.Sprintf("can not change the type of '%s' to %s", name, ann)},
+				{Pos: g.pos, Msg: fmt.Sprintf("expected %s", cur)},
+			}})
+			r.popOrder()
+		}
+	}
+	r.assignLast(got, want, pos, nil)
+	if cur.isAny() && !want.isAny() {
+		r.varTypes[name] = want
 	}
 }
 

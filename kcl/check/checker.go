@@ -71,6 +71,17 @@ type checker struct {
 	orderDone []orderElem
 	// globalLambdas are the package's globals assigned a lambda once.
 	globalLambdas map[string]*syntax.LambdaExpr
+	// globals are the package's top-level names as the global passes
+	// leave them, before the walk (see globalType).
+	globals map[string]*globalObj
+}
+
+// globalObj is a top-level name of the official global scope: the type of
+// the last annotation the passes met (a name assigned without one keeps
+// the type it has, or is any), and the place of the last assignment.
+type globalObj struct {
+	t   *typ
+	pos syntax.Position
 }
 
 // maxDepth bounds the nesting the pass follows; the parser bounds it first.
@@ -119,6 +130,7 @@ func (r *checker) checkBodies(p *Package) {
 	}
 	r.prepassed = map[syntax.Type]bool{}
 	r.early = map[string]bool{}
+	r.globals = map[string]*globalObj{}
 	for _, f := range p.Files {
 		r.globalPass(f, true)
 	}
@@ -127,6 +139,13 @@ func (r *checker) checkBodies(p *Package) {
 	r.pkg = r.infos[p.Path]
 	for _, f := range p.Files {
 		r.globalPass(f, false)
+	}
+	// The walk reads a global at the type the passes gave it, before its
+	// assignments are walked.
+	for name, g := range r.globals {
+		if !g.t.isAny() {
+			r.varTypes[name] = g.t
+		}
 	}
 	for _, f := range p.Files {
 		r.file = f

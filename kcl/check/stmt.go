@@ -72,6 +72,7 @@ func (r *checker) stmt(s syntax.Stmt) {
 		if s.Value != nil {
 			r.expr(s.Value)
 		}
+		r.unifiedGlobal(s)
 	case *syntax.TypeAliasStmt:
 		r.annotation(s.Ty)
 	case *syntax.ExprStmt:
@@ -218,4 +219,25 @@ func (r *checker) ruleStmt(s *syntax.RuleStmt) {
 		r.expr(c.Msg)
 	}
 	r.local, r.schema = prevLocal, prevSchema
+}
+
+// unifiedGlobal checks `x: S {…}` at the top level as the official walk
+// does: the instance must fit the type the global x has (another
+// statement's annotation), and types x when it has none.
+func (r *checker) unifiedGlobal(s *syntax.UnificationStmt) {
+	if r.local != nil || r.schema != nil || s.Target == nil || len(s.Target.Names) != 1 || s.Value == nil || s.Value.Name == nil {
+		return
+	}
+	si := r.schemaByIdent(r.pkg, s.Value.Name)
+	if si == nil || si.isRule || r.shadowed(s.Value.Name) {
+		return
+	}
+	got := &typ{kind: tSchema, schema: si, instance: true}
+	name := s.Target.Names[0].Value
+	want := r.varTypes[name]
+	if want.isAny() {
+		r.varTypes[name] = got
+		return
+	}
+	r.assignLast(got, want, s.Target.Pos(), nil)
 }

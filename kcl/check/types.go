@@ -233,6 +233,13 @@ func subsumes(u, t *typ, depth int) bool {
 // drops members by: None and anything below any, an int below a float, a
 // literal below its base type, lists and dicts member-wise.
 func narrower(l, r *typ, depth int) bool {
+	return narrowerIn(l, r, depth, true)
+}
+
+// narrowerIn is narrower where, without inherit, a schema is below itself
+// only: the official first global pass judges before the schemas' bases
+// are known.
+func narrowerIn(l, r *typ, depth int, inherit bool) bool {
 	if depth > 50 || l == nil || r == nil {
 		return false
 	}
@@ -241,14 +248,14 @@ func narrower(l, r *typ, depth int) bool {
 		return true
 	case l.kind == tUnion:
 		for _, e := range l.elems {
-			if !narrower(e, r, depth+1) {
+			if !narrowerIn(e, r, depth+1, inherit) {
 				return false
 			}
 		}
 		return true
 	case r.kind == tUnion:
 		for _, e := range r.elems {
-			if narrower(l, e, depth+1) {
+			if narrowerIn(l, e, depth+1, inherit) {
 				return true
 			}
 		}
@@ -260,6 +267,9 @@ func narrower(l, r *typ, depth int) bool {
 		for cur, n := l.schema, 0; cur != nil && n < 1000; cur, n = cur.parent, n+1 {
 			if cur == r.schema {
 				return true
+			}
+			if !inherit {
+				break
 			}
 		}
 		return false
@@ -281,9 +291,9 @@ func narrower(l, r *typ, depth int) bool {
 		}
 		return false
 	case l.kind == tList && r.kind == tList:
-		return narrower(l.elem, r.elem, depth+1)
+		return narrowerIn(l.elem, r.elem, depth+1, inherit)
 	case l.kind == tDict && r.kind == tDict:
-		return narrower(l.key, r.key, depth+1) && narrower(l.elem, r.elem, depth+1)
+		return narrowerIn(l.key, r.key, depth+1, inherit) && narrowerIn(l.elem, r.elem, depth+1, inherit)
 	case l.kind == tStr && r.kind == tLitStr:
 		return true
 	}

@@ -535,8 +535,6 @@ type declaredType struct {
 	env *env
 	// inferred types come from a first value, not an annotation.
 	inferred bool
-	// pos is where the annotation was written.
-	pos syntax.Position
 }
 
 type exprResult struct {

@@ -205,14 +205,10 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 	if atTop && len(t.Paths) == 0 {
 		ls := e.pkg.global
 		if ty != nil {
-			if old, ok := ls.types[name]; ok && syntax.TypeString(old.ty) != syntax.TypeString(ty) {
-				// The official message names the type declared first, and
-				// points at that declaration.
-				was := syntax.TypeString(old.ty)
-				return &Error{Kind: errkind.Type, Pos: t.Pos(), Msg: fmt.Sprintf("can not change the type of '%s' to %s", name, was),
-					Labels: []Label{{Pos: old.pos, Msg: "expected " + was}}}
-			}
-			ls.types[name] = declaredType{ty: ty, env: &env{file: e.file, pkg: e.pkg}, pos: t.Pos()}
+			// An annotation that changes the global's type is the static
+			// pass's error (the official global passes'); the ones it
+			// lets through ("x" and str) leave nothing to judge here.
+			ls.types[name] = declaredType{ty: ty, env: &env{file: e.file, pkg: e.pkg}}
 		} else if old, ok := ls.types[name]; ok {
 			// A type inferred from a first value is the static pass's alone:
 			// `_s = _s / 8` of an int is an int to it, a float at run time.

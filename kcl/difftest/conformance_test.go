@@ -30,7 +30,11 @@ import (
 //	### want:             the YAML, each line prefixed "# " ("#" for an empty line)
 //	# a: 0.3333333333333333
 //
-// or, for a rejected program, "### error: Kind: first line of the message".
+// or, for a rejected program, "### error: Kind: first line of the message",
+// which a chunk may follow with "### diagnostics:" for the whole list the
+// official engine prints, in its order: each diagnostic a line
+// "# Kind L:C message", each of its labels a line "#   L:C message"
+// (first message lines; the file named when it is not main.k).
 // A chunk this engine gets wrong today carries "### known-divergence: why";
 // the test reports it as skipped with the reason (and logs when it passes again).
 //
@@ -60,6 +64,9 @@ type chunk struct {
 	entries   []string
 	known     string // known-divergence reason
 	want      answer
+	// fullList marks a chunk compared by its whole diagnostic list
+	// (want.diags).
+	fullList bool
 	// comments and directives to keep on rewrite, in order
 	head []string
 }
@@ -95,8 +102,8 @@ func parseChunk(lines []string) *chunk {
 		}
 		cur, file = nil, ""
 	}
-	section := "" // "", "log", "want"
-	var log, want []string
+	section := "" // "", "log", "want", "diagnostics"
+	var log, want, diags []string
 	for _, l := range lines {
 		if d, ok := strings.CutPrefix(l, "### "); ok {
 			name, arg, _ := strings.Cut(d, ":")
@@ -127,6 +134,11 @@ func parseChunk(lines []string) *chunk {
 				section = name
 				c.want.ok = true
 				continue
+			case "diagnostics":
+				flush()
+				section = name
+				c.fullList = true
+				continue
 			case "error":
 				flush()
 				c.want.ok = false
@@ -142,6 +154,8 @@ func parseChunk(lines []string) *chunk {
 			log = append(log, uncomment(l))
 		case section == "want":
 			want = append(want, uncomment(l))
+		case section == "diagnostics":
+			diags = append(diags, uncomment(l))
 		case file != "":
 			cur = append(cur, l)
 			c.head = append(c.head, l)
@@ -155,6 +169,7 @@ func parseChunk(lines []string) *chunk {
 		c.want.log = strings.Join(log, "\n") + "\n"
 	}
 	c.want.yaml = strings.Join(want, "\n")
+	c.want.diags = strings.Join(diags, "\n")
 	return c
 }
 
@@ -192,6 +207,10 @@ func (c *chunk) render() string {
 	}
 	if !c.want.ok {
 		fmt.Fprintf(&b, "### error: %s: %s\n", c.want.kind, c.want.msg)
+		if c.fullList {
+			b.WriteString("### diagnostics:\n")
+			b.WriteString(comment(c.want.diags))
+		}
 		return b.String()
 	}
 	if c.want.log != "" {
@@ -231,8 +250,18 @@ func (c *chunk) compare(got answer) string {
 		return "ours prints other print() output"
 	case !want.ok && (want.kind != got.kind || want.msg != firstLine(got.msg)):
 		return "ours: " + got.kind + ": " + firstLine(got.msg)
+	case !want.ok && c.fullList && want.diags != got.diags:
+		return "ours reports other diagnostics"
 	}
 	return ""
+}
+
+// withDiagnostics prints an answer with its diagnostic list, if full.
+func (a answer) withDiagnostics(full bool) string {
+	if !full || a.ok {
+		return a.String()
+	}
+	return a.String() + "\n" + a.diags
 }
 
 func conformanceFiles(t *testing.T) []string {
@@ -260,6 +289,8 @@ func writeProgram(dir string, p *gen.Program) error {
 func normalise(a answer, dir string) answer {
 	a.msg = strings.ReplaceAll(strings.TrimSpace(firstLine(a.msg)), dir, "${DIR}")
 	a.yaml = strings.ReplaceAll(a.yaml, dir, "${DIR}")
+	a.diags = strings.ReplaceAll(a.diags, dir+string(filepath.Separator), "")
+	a.diags = strings.ReplaceAll(a.diags, dir, "${DIR}")
 	return a
 }
 
@@ -313,7 +344,7 @@ func TestConformance(t *testing.T) {
 					t.Skipf("known divergence: %s", c.known)
 				}
 				if why != "" {
-					t.Errorf("%s\n%s--- official:\n%s\n--- ours:\n%s", why, c.source, c.want, got)
+					t.Errorf("%s\n%s--- official:\n%s\n--- ours:\n%s", why, c.source, c.want.withDiagnostics(c.fullList), got.withDiagnostics(c.fullList))
 				}
 			})
 		}

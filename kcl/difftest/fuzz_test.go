@@ -53,6 +53,9 @@ type answer struct {
 	log  string
 	kind string // error kind when !ok
 	msg  string
+	// diags is every diagnostic of a rejection, one located line a line
+	// (see the conformance suite's "### diagnostics:").
+	diags string
 }
 
 func (a answer) String() string {
@@ -102,7 +105,7 @@ func oursRun(dir string, inv invocation) answer {
 	if err != nil {
 		var kerr *kcl.Error
 		if errors.As(err, &kerr) {
-			return answer{kind: errkind.Printed(kerr.Kind), msg: kerr.Message}
+			return answer{kind: errkind.Printed(kerr.Kind), msg: kerr.Message, diags: oursDiagnostics(kerr, filepath.Join(dir, inv.workDir))}
 		}
 		return answer{kind: "GoError", msg: err.Error()}
 	}
@@ -124,12 +127,63 @@ func officialRun(srv *oracle.Server, dir string, inv invocation) (answer, error)
 	}
 	if r.Error != "" {
 		d := oracle.ParseError(r.Error)
-		return answer{kind: d.Kind, msg: d.Message}, nil
+		return answer{kind: d.Kind, msg: d.Message, diags: officialDiagnostics(r.Error, req.WorkDir)}, nil
 	}
 	// The engine's yamlResult is the document without its final newline
 	// (`kcl run` prints it with one): trimmed once more, a document ending
 	// in a string of newlines would lose one of its own.
 	return answer{ok: true, yaml: r.YAML, log: r.Log}, nil
+}
+
+// diagnosticLine is one located line of a diagnostic list.
+func diagnosticLine(indent, file string, line, col int, msg string) string {
+	at := fmt.Sprint(line)
+	if col > 0 {
+		at += fmt.Sprintf(":%d", col)
+	}
+	if file != "" && file != "main.k" {
+		at = file + ":" + at
+	}
+	return strings.TrimRight(indent+at+" "+firstLine(msg), " ")
+}
+
+// oursDiagnostics lists an error of this engine and those reported with it;
+// files are named relative to workDir.
+func oursDiagnostics(e *kcl.Error, workDir string) string {
+	var lines []string
+	rel := func(f string) string {
+		if r, err := filepath.Rel(workDir, f); err == nil && filepath.IsAbs(f) && !strings.HasPrefix(r, "..") {
+			return r
+		}
+		return f
+	}
+	for _, d := range append([]*kcl.Error{e}, e.Also...) {
+		lines = append(lines, diagnosticLine(errkind.Printed(d.Kind)+" ", rel(d.File), d.Line, d.Col, d.Message))
+		for _, l := range d.Labels {
+			lines = append(lines, diagnosticLine("  ", rel(l.File), l.Line, l.Col, l.Message))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// officialDiagnostics lists the official engine's rendered diagnostics the
+// same way, its absolute files named relative to workDir.
+func officialDiagnostics(text, workDir string) string {
+	var lines []string
+	for _, d := range oracle.ParseAll(text) {
+		for i, l := range d.Lines {
+			file := l.File
+			if r, err := filepath.Rel(workDir, file); err == nil && !strings.HasPrefix(r, "..") {
+				file = r
+			}
+			indent := "  "
+			if i == 0 {
+				indent = d.Kind + " "
+			}
+			lines = append(lines, diagnosticLine(indent, file, l.Line, l.Col, l.Message))
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // divergence classifies how two answers differ; "" when they agree.

@@ -301,3 +301,49 @@ func parseFirst(text string) (Diagnostic, string) {
 	}
 	return d, ""
 }
+
+// Located is one located line of a rendered diagnostic: the error itself or
+// a label pointing at a related place.
+type Located struct {
+	File      string
+	Line, Col int // Col 0 when the frame names a line only
+	Message   string
+}
+
+// Full is a diagnostic with every located line, in the order printed.
+type Full struct {
+	Kind  string
+	Lines []Located
+}
+
+// caret is a frame line pointing at the column: "  |   ^ message".
+var caret = regexp.MustCompile(`^\s*\|\s*\^+\s?(.*)$`)
+
+// ParseAll reads every diagnostic of an error execProgram rendered, each
+// with the first message line of each of its located lines.
+func ParseAll(text string) []Full {
+	var out []Full
+	for _, l := range strings.Split(ansi.ReplaceAllString(text, ""), "\n") {
+		if m := header.FindStringSubmatch(l); m != nil && strings.HasPrefix(l, "error[") {
+			out = append(out, Full{Kind: m[1]})
+			continue
+		}
+		if len(out) == 0 {
+			continue
+		}
+		d := &out[len(out)-1]
+		if m := location.FindStringSubmatch(l); m != nil {
+			loc := Located{File: m[1]}
+			fmt.Sscan(m[2], &loc.Line)
+			if m[3] != "" {
+				fmt.Sscan(m[3], &loc.Col)
+			}
+			d.Lines = append(d.Lines, loc)
+			continue
+		}
+		if m := caret.FindStringSubmatch(l); m != nil && len(d.Lines) > 0 && d.Lines[len(d.Lines)-1].Message == "" {
+			d.Lines[len(d.Lines)-1].Message = strings.TrimSpace(m[1])
+		}
+	}
+	return out
+}

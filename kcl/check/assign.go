@@ -54,12 +54,27 @@ func (r *checker) assignTypes(s *syntax.AssignStmt) {
 			r.lambdaResults[name] = r.fromSyntax(r.pkg, l.ReturnTy, 0)
 		}
 		if s.Ty != nil {
-			r.typedGlobal(s)
+			// The global passes gave the name its type and place.
+			var at syntax.Position
+			if g := r.globals[name]; g != nil {
+				at = g.pos
+			}
+			r.typedAssign(s, r.varTypes[name], at, func(t *typ) { r.varTypes[name] = t })
 			return
 		}
 		r.flowAssign(s, func(n string) *typ { return r.varTypes[n] }, func(n string, t *typ) { r.varTypes[n] = t })
 	case r.local != nil && r.local.lambda:
 		sc := r.local
+		if sc.assignedAt == nil {
+			sc.assignedAt = map[string]syntax.Position{}
+		}
+		if _, seen := sc.assignedAt[name]; !seen {
+			sc.assignedAt[name] = t.Pos()
+		}
+		if s.Ty != nil {
+			r.typedAssign(s, sc.types[name], sc.assignedAt[name], func(t *typ) { sc.setType(name, t) })
+			return
+		}
 		r.flowAssign(s, func(n string) *typ { return sc.types[n] }, sc.setType)
 	case r.schema != nil && r.local == r.schemaScope && s.Ty == nil:
 		want, decl := r.attrType(r.schema, name)
@@ -109,26 +124,14 @@ func (r *checker) targetPlace(t *syntax.Target) *typ {
 	return cur
 }
 
-// flowAssign checks an assignment of a name whose type its first
-// assignment sets (the package's globals, a lambda's locals): an annotation
-// or the first value walked types the name, later values must fit it.
+// flowAssign checks an assignment without annotation of a name whose type
+// its first assignment sets (the package's globals, a lambda's locals, a
+// schema body's undeclared ones): the first value walked types the name,
+// later values must fit it.
 func (r *checker) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, setType func(string, *typ)) {
 	t := s.Targets[0]
 	name := t.Name.Value
 	got := r.exprType(s.Value, 0)
-	if s.Ty != nil {
-		r.annotatedConfig(s.Ty, s.Value)
-		want := r.fromSyntax(r.pkg, s.Ty, 0)
-		if want.kind != tSchema {
-			pos := t.Pos()
-			r.ctxCheck(want, s.Value, &pos, 0)
-		}
-		r.assignLast(got, want, t.Pos(), nil)
-		if typeOf(name) == nil && !want.isAny() {
-			setType(name, want)
-		}
-		return
-	}
 	// The first assignment walked types the name; later ones must
 	// fit that type, as in the official resolver.
 	if want := typeOf(name); want != nil {
@@ -149,46 +152,47 @@ func (r *checker) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, set
 	}
 }
 
-// typedGlobal checks an annotated assignment of a global, as the
-// official walk does: the value is judged against the type the name has in
-// the global scope (the global passes gave it its last annotation; the
-// walk, its first value), and an annotation other than a schema's may not
-// widen that type.
-func (r *checker) typedGlobal(s *syntax.AssignStmt) {
+// typedAssign checks an annotated assignment of a global or of a lambda's
+// local as the official walk does: the value is judged against the type the
+// name has so far, cur (a global's from the global passes, its last
+// annotation; a local's from its first assignment), and an annotation other
+// than a schema's may not widen it ("can not change the type", pointing at
+// the name's place, at). A name without a type yet has no context: its
+// value must fit the annotation, which types it.
+func (r *checker) typedAssign(s *syntax.AssignStmt, cur *typ, at syntax.Position, setType func(*typ)) {
 	t := s.Targets[0]
 	name := t.Name.Value
 	got := r.exprType(s.Value, 0)
 	ann := r.fromSyntax(r.pkg, s.Ty, 0)
-	want := ann
-	cur := r.varTypes[name]
-	if !cur.isAny() {
-		want = cur
-	}
 	pos := t.Pos()
-	if want.kind == tSchema {
+	if cur.isAny() {
+		r.assignLast(got, ann, pos, nil)
+		if !ann.isAny() {
+			setType(ann)
+		}
+		return
+	}
+	if cur.kind == tSchema {
 		if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
-			r.configKeys(want.schema, cfg, 0)
-			r.configTypes(want.schema, cfg.Items, nil, 0)
+			r.configKeys(cur.schema, cfg, 0)
+			r.configTypes(cur.schema, cfg.Items, nil, 0)
 		} else {
 			// The config literals met in the value (through parentheses,
 			// both branches of `if` and both operands) are walked under it.
-			r.ctxCheck(want, s.Value, nil, 0)
+			r.ctxCheck(cur, s.Value, nil, 0)
 		}
 	} else {
-		r.ctxCheck(want, s.Value, &pos, 0)
-		if g := r.globals[name]; g != nil && !cur.isAny() && !narrower(cur, ann, 0) {
+		r.ctxCheck(cur, s.Value, &pos, 0)
+		if !narrower(cur, ann, 0) {
 			r.pushLast()
 			r.diag(&Diagnostic{Kind: errkind.Type, Messages: []Message{
 				{Pos: pos, Msg: fmt.Sprintf("can not change the type of '%s' to %s", name, ann)},
-				{Pos: g.pos, Msg: fmt.Sprintf("expected %s", cur)},
+				{Pos: at, Msg: fmt.Sprintf("expected %s", cur)},
 			}})
 			r.popOrder()
 		}
 	}
-	r.assignLast(got, want, pos, nil)
-	if cur.isAny() && !want.isAny() {
-		r.varTypes[name] = want
-	}
+	r.assignLast(got, cur, pos, nil)
 }
 
 // assignLast is mustAssign of a whole assignment, judged after the walk of

@@ -117,6 +117,9 @@ type scope struct {
 	// lambda; lambdaSeen the locals assigned so far.
 	lambdas    map[string]*syntax.LambdaExpr
 	lambdaSeen map[string]bool
+	// assignedAt is where each local of a lambda body was first assigned
+	// (the official scope object's place).
+	assignedAt map[string]syntax.Position
 }
 
 // binds reports whether name here is sc's: a config key whose entry is

@@ -339,7 +339,7 @@ func TestConformance(t *testing.T) {
 						return
 					}
 					if *showKnown {
-						fmt.Printf("=== %s: %s\n%s--- official:\n%s\n--- ours:\n%s\n\n", c.name, c.known, c.source, c.want, got)
+						fmt.Printf("=== %s: %s\n%s--- official:\n%s\n--- ours:\n%s\n\n", c.name, c.known, c.source, c.want.withDiagnostics(c.fullList), got.withDiagnostics(c.fullList))
 					}
 					t.Skipf("known divergence: %s", c.known)
 				}

@@ -151,6 +151,13 @@ func diagnosticLine(indent, file string, line, col int, msg string) string {
 // files are named relative to workDir.
 func oursDiagnostics(e *kcl.Error, workDir string) string {
 	var lines []string
+	// The CLI prints a line-only location at column 1, as 0.12.1 does.
+	col := func(line, col int) int {
+		if line > 0 && col <= 0 {
+			return 1
+		}
+		return col
+	}
 	rel := func(f string) string {
 		if r, err := filepath.Rel(workDir, f); err == nil && filepath.IsAbs(f) && !strings.HasPrefix(r, "..") {
 			return r
@@ -158,9 +165,9 @@ func oursDiagnostics(e *kcl.Error, workDir string) string {
 		return f
 	}
 	for _, d := range append([]*kcl.Error{e}, e.Also...) {
-		lines = append(lines, diagnosticLine(errkind.Printed(d.Kind)+" ", rel(d.File), d.Line, d.Col, d.Message))
+		lines = append(lines, diagnosticLine(errkind.Printed(d.Kind)+" ", rel(d.File), d.Line, col(d.Line, d.Col), d.Message))
 		for _, l := range d.Labels {
-			lines = append(lines, diagnosticLine("  ", rel(l.File), l.Line, l.Col, l.Message))
+			lines = append(lines, diagnosticLine("  ", rel(l.File), l.Line, col(l.Line, l.Col), l.Message))
 		}
 	}
 	return strings.Join(lines, "\n")

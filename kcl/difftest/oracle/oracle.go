@@ -316,15 +316,14 @@ type Full struct {
 	Lines []Located
 }
 
-// caret is a frame line pointing at the column: "  |   ^ message".
-var caret = regexp.MustCompile(`^\s*\|\s*\^+\s?(.*)$`)
-
 // ParseAll reads every diagnostic of an error execProgram rendered, each
-// with the first message line of each of its located lines.
+// with the first message line of each of its located lines (the frame line
+// after the source line, its carets dropped).
 func ParseAll(text string) []Full {
 	var out []Full
+	sawSource := false
 	for _, l := range strings.Split(ansi.ReplaceAllString(text, ""), "\n") {
-		if m := header.FindStringSubmatch(l); m != nil && strings.HasPrefix(l, "error[") {
+		if m := header.FindStringSubmatch(l); m != nil && !strings.HasPrefix(l, " ") {
 			out = append(out, Full{Kind: m[1]})
 			continue
 		}
@@ -339,11 +338,19 @@ func ParseAll(text string) []Full {
 				fmt.Sscan(m[3], &loc.Col)
 			}
 			d.Lines = append(d.Lines, loc)
+			sawSource = false
 			continue
 		}
-		if m := caret.FindStringSubmatch(l); m != nil && len(d.Lines) > 0 && d.Lines[len(d.Lines)-1].Message == "" {
-			d.Lines[len(d.Lines)-1].Message = strings.TrimSpace(m[1])
+		t := strings.TrimLeft(l, " ")
+		if t != "" && t[0] >= '0' && t[0] <= '9' {
+			sawSource = true
+			continue
 		}
+		if !sawSource || !strings.HasPrefix(t, "|") || len(d.Lines) == 0 || d.Lines[len(d.Lines)-1].Message != "" {
+			continue
+		}
+		msg := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(strings.TrimPrefix(t, "|")), "^"))
+		d.Lines[len(d.Lines)-1].Message = msg
 	}
 	return out
 }

@@ -12,15 +12,69 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
-// Host lets a program write files and read the environment (Options.Host).
+// Host lets a program read and write files anywhere and read the
+// environment (Options.Host).
 type Host = value.Host
 
 // OSHost is the machine itself, used as the official `kcl run` 0.12.1 uses
 // it: each method does what its Rust std::fs call does, errors included, so
-// bin/kcl writes what it writes and fails where it fails.
-type OSHost struct{}
+// bin/kcl reads and writes what it does and fails where it fails.
+type OSHost struct {
+	// Workdir is what file.workdir() returns (ProgramWorkdir).
+	Workdir string
+}
 
 var _ Host = OSHost{}
+
+// ReadFile fails to open as *fs.PathError{Op: "open"}, to read (a
+// directory) as Op "read".
+func (OSHost) ReadFile(name string) ([]byte, error) {
+	return os.ReadFile(name)
+}
+
+// Stat is os.Stat: symlinks followed, as std::fs::metadata.
+func (OSHost) Stat(name string) (fs.FileInfo, error) {
+	return os.Stat(name)
+}
+
+// Lstat is os.Lstat, as std::fs::symlink_metadata.
+func (OSHost) Lstat(name string) (fs.FileInfo, error) {
+	return os.Lstat(name)
+}
+
+// ReadDir lists the names alone: the glob that reads them sorts them itself.
+func (OSHost) ReadDir(name string) ([]string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Readdirnames(-1)
+}
+
+// Canonical is realpath(3). The kernel must find the path as written (a
+// file followed by "/." is not a directory), and each symlink is resolved
+// before a ".." after it applies, which filepath.Abs's lexical Clean would
+// get wrong: EvalSymlinks of the path joined, uncleaned, to the working
+// directory does both.
+func (OSHost) Canonical(name string) (string, error) {
+	if _, err := os.Stat(name); err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(name) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		name = wd + string(filepath.Separator) + name
+	}
+	return filepath.EvalSymlinks(name)
+}
+
+// ProgramWorkdir is the Workdir the CLI set.
+func (h OSHost) ProgramWorkdir() string {
+	return h.Workdir
+}
 
 // WriteFile fails to open as *fs.PathError{Op: "open"}, to write as Op "write".
 func (OSHost) WriteFile(name string, data []byte) error {

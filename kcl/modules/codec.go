@@ -90,11 +90,19 @@ func init() {
 	})
 	fileHasher := func(name string, mk func() hash.Hash) {
 		def(c, name, func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-			p, ok := strArg(args, kwargs, 0, "filepath")
+			p, ok := pathArg(t, args, kwargs, 0, "filepath")
 			if !ok {
 				return nil, missing(name, "filepath")
 			}
 			b, err := readFile(t, p)
+			// 0.12.1 words a failed open and a failed read apart.
+			var pe *fs.PathError
+			if err != nil && t != nil && t.Host != nil && errors.As(err, &pe) && pe.Op == "read" {
+				return nil, evalErr("failed to read file '%s': %s", p, ioText(err))
+			}
+			if err != nil && t != nil && t.Host != nil {
+				return nil, evalErr("failed to access file '%s': %s", p, ioText(err))
+			}
 			if err != nil {
 				return nil, evalErr("failed to access file '%s': %v", p, errors.Unwrap(err))
 			}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"unicode/utf8"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
@@ -116,19 +117,98 @@ func rootPath(t *value.Thread, p string) (string, error) {
 	return p, nil
 }
 
+// The readers have two sources. With a Host (bin/kcl) they read the machine
+// as 0.12.1 reads it through std::fs: relative paths against the process's
+// working directory, absolute ones and ".." anywhere. Without one (the
+// controller) they read the Thread's FS: relative paths against the work
+// dir, and nothing outside it. The messages are the same for both.
+
 func readFile(t *value.Thread, p string) ([]byte, error) {
-	rp, err := rootPath(t, p)
-	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+	var b []byte
+	var err error
+	if t != nil && t.Host != nil {
+		b, err = t.Host.ReadFile(p)
+	} else {
+		var rp string
+		if rp, err = rootPath(t, p); err != nil {
+			return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+		}
+		if b, err = fs.ReadFile(t.FS, rp); err != nil {
+			return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+		}
 	}
-	b, err := fs.ReadFile(t.FS, rp)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: p, Err: err}
+		return nil, err
 	}
 	if t.MaxOutputBytes > 0 && int64(len(b)) > t.MaxOutputBytes {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("file too large")}
 	}
 	return b, nil
+}
+
+// errNotUTF8 is read_to_string's error for a file that is not text.
+var errNotUTF8 = errors.New("stream did not contain valid UTF-8")
+
+// readText is file.read's read: with a Host, as read_to_string, text only.
+func readText(t *value.Thread, p string) (string, error) {
+	b, err := readFile(t, p)
+	if err == nil && t.Host != nil && !utf8.Valid(b) {
+		err = errNotUTF8
+	}
+	return string(b), err
+}
+
+// statFile is std::fs::metadata, or a stat of the program root.
+func statFile(t *value.Thread, p string) (fs.FileInfo, error) {
+	if t != nil && t.Host != nil {
+		return t.Host.Stat(p)
+	}
+	rp, err := rootPath(t, p)
+	if err != nil {
+		return nil, err
+	}
+	return fs.Stat(t.FS, rp)
+}
+
+// canonical is std::fs::canonicalize, or the path joined to the work dir
+// when the program root holds it.
+func canonical(t *value.Thread, p string) (string, error) {
+	if t != nil && t.Host != nil {
+		return t.Host.Canonical(p)
+	}
+	rp, err := rootPath(t, p)
+	if err == nil {
+		_, err = fs.Stat(t.FS, rp)
+	}
+	if err != nil {
+		return "", err
+	}
+	return absPath(t, rp), nil
+}
+
+// globFiles is file.glob's listing: the Rust glob crate's with a Host, the
+// program root's fs.Glob without.
+func globFiles(t *value.Thread, pattern string) ([]string, error) {
+	if t != nil && t.Host != nil {
+		return hostGlob(t.Host, pattern)
+	}
+	abs := filepath.IsAbs(pattern)
+	rp, err := rootPath(t, pattern)
+	if err != nil {
+		return nil, evalErr("failed to access the file matching '%s': %s", pattern, ioText(err))
+	}
+	matches, err := fs.Glob(t.FS, rp)
+	if err != nil {
+		return nil, evalErr("Failed to read glob pattern: %v", err)
+	}
+	for i, mt := range matches {
+		if abs {
+			matches[i] = absPath(t, mt)
+		} else {
+			matches[i] = filepath.FromSlash(mt)
+		}
+	}
+	return matches, nil
 }
 
 func absPath(t *value.Thread, rel string) string {
@@ -144,37 +224,28 @@ func absPath(t *value.Thread, rel string) string {
 func init() {
 	m := newModule("file")
 	def(m, "read", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		p, ok := strArg(args, kwargs, 0, "filepath")
+		p, ok := pathArg(t, args, kwargs, 0, "filepath")
 		if !ok {
 			return nil, evalErr("read() takes exactly one argument (0 given)")
 		}
-		b, err := readFile(t, p)
+		s, err := readText(t, p)
 		if err != nil {
 			return nil, evalErr("failed to access the file '%s': %s", p, ioText(err))
 		}
-		return value.Str(b), nil
+		return value.Str(s), nil
 	})
 	def(m, "glob", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		pattern, ok := strArg(args, kwargs, 0, "pattern")
+		pattern, ok := pathArg(t, args, kwargs, 0, "pattern")
 		if !ok {
 			return nil, evalErr("glob() takes exactly one argument (0 given)")
 		}
-		abs := filepath.IsAbs(pattern)
-		rp, err := rootPath(t, pattern)
+		matches, err := globFiles(t, pattern)
 		if err != nil {
-			return nil, evalErr("failed to access the file matching '%s': %s", pattern, ioText(err))
-		}
-		matches, err := fs.Glob(t.FS, rp)
-		if err != nil {
-			return nil, evalErr("Failed to read glob pattern: %v", err)
+			return nil, err
 		}
 		out := make([]value.Value, len(matches))
 		for i, mt := range matches {
-			if abs {
-				out[i] = value.Str(absPath(t, mt))
-			} else {
-				out[i] = value.Str(filepath.FromSlash(mt))
-			}
+			out[i] = value.Str(mt)
 		}
 		return value.NewList(out), nil
 	})
@@ -184,8 +255,12 @@ func init() {
 		}
 		return value.Str(absPath(t, t.ModRoot)), nil
 	})
-	// kcl run leaves the runtime's work dir unset, so programs see "".
-	def(m, "workdir", func(_ *value.Thread, _ *value.Builtin, _ []value.Value, _ []value.KV) (value.Value, error) {
+	// The work dir kcl run gives the runtime (Host.ProgramWorkdir); the
+	// controller's runs have none: "".
+	def(m, "workdir", func(t *value.Thread, _ *value.Builtin, _ []value.Value, _ []value.KV) (value.Value, error) {
+		if t != nil && t.Host != nil {
+			return value.Str(t.Host.ProgramWorkdir()), nil
+		}
 		return value.Str(""), nil
 	})
 	def(m, "current", func(t *value.Thread, _ *value.Builtin, _ []value.Value, _ []value.KV) (value.Value, error) {
@@ -198,41 +273,30 @@ func init() {
 		return value.Str(absPath(t, t.CurrentFile)), nil
 	})
 	def(m, "exists", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		p, ok := strArg(args, kwargs, 0, "filepath")
+		p, ok := pathArg(t, args, kwargs, 0, "filepath")
 		if !ok {
 			return nil, evalErr("read() takes exactly one argument (0 given)")
 		}
-		rp, err := rootPath(t, p)
-		if err != nil {
-			return value.False, nil
-		}
-		_, err = fs.Stat(t.FS, rp)
+		_, err := statFile(t, p)
 		return value.Bool(err == nil), nil
 	})
 	def(m, "abs", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		p, ok := strArg(args, kwargs, 0, "filepath")
+		p, ok := pathArg(t, args, kwargs, 0, "filepath")
 		if !ok {
 			return nil, evalErr("read() takes exactly one argument (0 given)")
 		}
-		rp, err := rootPath(t, p)
-		if err == nil {
-			_, err = fs.Stat(t.FS, rp)
-		}
+		abs, err := canonical(t, p)
 		if err != nil {
 			return nil, evalErr("Could not get the absolute path of %s", p)
 		}
-		return value.Str(absPath(t, rp)), nil
+		return value.Str(abs), nil
 	})
 	def(m, "size", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-		p, ok := strArg(args, kwargs, 0, "filepath")
+		p, ok := pathArg(t, args, kwargs, 0, "filepath")
 		if !ok {
 			return nil, evalErr("size() takes exactly one argument (0 given)")
 		}
-		rp, err := rootPath(t, p)
-		var info fs.FileInfo
-		if err == nil {
-			info, err = fs.Stat(t.FS, rp)
-		}
+		info, err := statFile(t, p)
 		if err != nil {
 			return nil, evalErr("failed to get size of '%s': %s", p, ioText(err))
 		}
@@ -270,6 +334,15 @@ func init() {
 		}
 		return value.Undefined, nil
 	})
+}
+
+// pathArg is a reader's path: with a Host as 0.12.1 reads it (hostArg: None
+// is ""), without one as the controller always has (None is no argument).
+func pathArg(t *value.Thread, args []value.Value, kwargs []value.KV, i int, name string) (string, bool) {
+	if t != nil && t.Host != nil {
+		return hostArg(args, kwargs, i, name)
+	}
+	return strArg(args, kwargs, i, name)
 }
 
 // hostArg is get_call_arg_str as 0.12.1's writes and read_env see their

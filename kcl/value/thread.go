@@ -56,15 +56,31 @@ type Thread struct {
 	Local map[string]any
 }
 
-// Host is what a program may do to the machine beyond reading files: the
-// writes of the file, json and yaml modules and file.read_env. Only the kcl
-// CLI provides one: it is the user's own `kcl run`, which gives programs
-// this. The controller compiles programs it does not trust and gives none.
+// Host is the machine as the official `kcl run` lets a program use it: the
+// file module's reads anywhere on it, the writes of the file, json and yaml
+// modules, and file.read_env. Only the kcl CLI provides one: it is the
+// user's own `kcl run`, which gives programs this. The controller compiles
+// programs it does not trust and gives none: its programs read only the
+// Thread's FS and write nothing.
 //
 // Paths are as the program wrote them; relative ones are against the
 // process's working directory, as 0.12.1 resolves them. Errors wrap the OS
 // error (a syscall.Errno), which the modules print as Rust's io::Error does.
 type Host interface {
+	// ReadFile reads a whole file (std::fs::read).
+	ReadFile(name string) ([]byte, error)
+	// Stat describes a file, symlinks followed (std::fs::metadata).
+	Stat(name string) (fs.FileInfo, error)
+	// Lstat describes a file, a symlink itself (std::fs::symlink_metadata).
+	Lstat(name string) (fs.FileInfo, error)
+	// ReadDir names the entries of a directory, in any order (std::fs::read_dir).
+	ReadDir(name string) ([]string, error)
+	// Canonical is the absolute path, symlinks resolved (std::fs::canonicalize).
+	Canonical(name string) (string, error)
+	// ProgramWorkdir is what file.workdir() returns: the work dir the CLI
+	// gives the runtime, "" when it gives none.
+	ProgramWorkdir() string
+
 	// WriteFile creates or truncates name and writes data (Rust's File::create).
 	WriteFile(name string, data []byte) error
 	// AppendFile appends data to name, creating it if missing.

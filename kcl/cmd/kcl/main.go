@@ -248,7 +248,17 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 	// dump_to_file…), relative paths against the working directory, and lets
 	// file.read_env see the environment: this is the user's own `kcl run`,
 	// not the controller's sandbox.
-	opts.Host = kcl.OSHost{}
+	host := kcl.OSHost{}
+	if len(opts.Settings) > 0 {
+		// file.workdir() is the directory of the last settings file that
+		// lists entries, as written ("" for kcl.yaml), entries given on the
+		// command line or not: the work dir 0.12.1's CLI gives the runtime.
+		// A settings file that cannot be read is reported by the run.
+		if _, listedBy, err := kcl.SettingsEntries(opts.Root, cwd, opts.Settings); err == nil && listedBy != "" {
+			host.Workdir = pathParent(listedBy)
+		}
+	}
+	opts.Host = host
 	if len(opts.Files) == 0 && len(opts.Settings) > 0 {
 		// Entries listed in settings files are relative to the directory of
 		// the settings file that lists them (the last one), as the official
@@ -306,6 +316,20 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 		}
 	}
 	return opts, nil
+}
+
+// pathParent is Rust's Path::parent of a file path: "" for a bare name,
+// "/" for one under the root, the path as written otherwise.
+func pathParent(p string) string {
+	p = strings.TrimRight(p, "/")
+	i := strings.LastIndex(p, "/")
+	switch {
+	case i < 0:
+		return ""
+	case i == 0:
+		return "/"
+	}
+	return p[:i]
 }
 
 // missingEntry reports an entry file that does not exist, relative to cwd.

@@ -59,3 +59,48 @@ func TestWithoutHostProgramsWriteNothingAndSeeNoEnvironment(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// Without Options.Host every reader stays inside the program root, however
+// the path leaves it (absolute, ".."), where bin/kcl's reads go anywhere.
+func TestWithoutHostReadsStayInTheProgramRoot(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "o.txt"), []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := filepath.Join(outside, "o.txt")
+	cases := map[string]string{
+		`a = file.read("` + o + `")`:         "failed to access the file '" + o + "': the path is outside the program root",
+		`a = file.read("../o.txt")`:          "failed to access the file '../o.txt': the path is outside the program root",
+		`a = file.size("` + o + `")`:         "failed to get size of '" + o + "': the path is outside the program root",
+		`a = file.abs("` + o + `")`:          "Could not get the absolute path of " + o,
+		`a = file.glob("` + outside + `/*")`: "failed to access the file matching '" + outside + "/*': the path is outside the program root",
+		`a = crypto.filesha256("` + o + `")`: "failed to access file '" + o + "': the path is outside the program root",
+	}
+	for stmt, want := range cases {
+		t.Run(stmt, func(t *testing.T) {
+			dir := t.TempDir()
+			src := "import file\nimport crypto\n" + stmt + "\n"
+			if err := os.WriteFile(filepath.Join(dir, "main.k"), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Run(context.Background(), Options{WorkDir: dir, Files: []string{"main.k"}})
+			var kerr *Error
+			if !errors.As(err, &kerr) || kerr.Message != want {
+				t.Fatalf("got %v, want %q", err, want)
+			}
+		})
+	}
+
+	dir := t.TempDir()
+	src := "import file\na = file.exists(\"" + o + "\")\nb = file.exists(\"../" + filepath.Base(outside) + "/o.txt\")\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.k"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), Options{WorkDir: dir, Files: []string{"main.k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(res.YAML), "a: false\nb: false\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -1,7 +1,8 @@
 // Package kcl is a pure-Go KCL engine: it compiles a KCL program to YAML the way
 // `kcl run` does, inside a sandbox (no file access outside its root, Options.Root, no
-// network, and neither writes nor the environment unless Options.Host gives them) with a
-// deadline and caps on recursion, values and output.
+// network, and neither the file module's reads outside the work dir, writes nor the
+// environment unless Options.Host gives them) with a deadline and caps on recursion,
+// values and output.
 //
 // The pipeline is split as in starlark-go: syntax (lexer, parser, AST), then evaluation
 // over immutable-once-frozen values, then the YAML emitter.
@@ -63,12 +64,15 @@ type Options struct {
 	// Stdout receives print() output; nil discards it.
 	Stdout io.Writer
 
-	// Host, when set, lets the program write files (file.write, mkdir,
-	// delete, cp, mv, append; json and yaml dump_to_file) and read the
-	// environment (file.read_env), as the official `kcl run` lets it: the
-	// kcl CLI sets OSHost, being the user's own `kcl run`. Nil keeps the
-	// sandbox: every write is refused and read_env finds nothing, which is
-	// what the controller needs for programs it does not trust.
+	// Host, when set, lets the program read files anywhere (file.read,
+	// exists, size, abs, glob, crypto.filesha256; relative paths against the
+	// process's working directory), write files (file.write, mkdir, delete,
+	// cp, mv, append; json and yaml dump_to_file) and read the environment
+	// (file.read_env), as the official `kcl run` lets it: the kcl CLI sets
+	// OSHost, being the user's own `kcl run`. Nil keeps the sandbox: reads
+	// are against WorkDir and inside it, every write is refused and read_env
+	// finds nothing, which is what the controller needs for programs it
+	// does not trust.
 	Host Host
 }
 

@@ -15,10 +15,11 @@ func identityOf(fi fs.FileInfo) (fileIdentity, bool) {
 	if !ok || !fi.Mode().IsRegular() {
 		return fileIdentity{}, false
 	}
+	mtime, ctime := statTimes(st)
 	return fileIdentity{
 		size:  st.Size,
-		mtime: st.Mtim.Nano(),
-		ctime: st.Ctim.Nano(),
+		mtime: mtime.Nano(),
+		ctime: ctime.Nano(),
 		ino:   uint64(st.Ino),
 		dev:   uint64(st.Dev),
 	}, true

@@ -73,6 +73,9 @@ lint: vet
 	@for m in $(MODULES); do \
 	  (cd $$m && go mod tidy -diff >/dev/null) || { echo "go mod tidy needed in $$m (cd $$m && go mod tidy -diff)"; exit 1; }; \
 	done
+	@# Users build bin/kcl on their own machines, macOS among them; the engine has
+	@# system-specific files (a stat's times).
+	@cd kcl && GOOS=darwin GOARCH=arm64 go build -o /dev/null ./cmd/kcl || { echo "bin/kcl does not build for macOS"; exit 1; }
 
 # The load driver side by side with Flux's kustomize-controller v1.9.6 (built once into the
 # cache by hack/loadtest/build.sh, which setup runs). LOADTEST_N=20 runs one size instead of

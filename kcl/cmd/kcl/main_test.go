@@ -181,6 +181,28 @@ func TestAllSyntaxErrorsAreReported(t *testing.T) {
 	}
 }
 
+// A run the parser refused fails, in 0.12.1, with a message holding the
+// parser's errors and then the whole list (the parser's again, the static
+// pass's after them), which the CLI prints as a run-time error's text. The
+// want is what 0.12.1 prints (but its last blank line).
+func TestSyntaxErrorsArePrintedUnderTheRunTimeHeaderFirst(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.k":  "import pkg\na = (1\nc = x\n",
+		"pkg/p.k": "b = 2 +\nd = y\n",
+	})
+	code, _, errOut := runIn(t, dir, "run", "main.k")
+	main, pkg := filepath.Join(dir, "main.k"), filepath.Join(dir, "pkg/p.k")
+	parenError := "error[E1001]: InvalidSyntax\n --> " + main + ":2:6\n  |\n2 | a = (1\n  |      ^ expected one of [\")\"] got newline\n  |\n"
+	plusError := "error[E1001]: InvalidSyntax\n --> " + pkg + ":1:7\n  |\n1 | b = 2 +\n" +
+		"  |       ^ expected one of [\"identifier\", \"literal\", \"(\", \"[\", \"{\"] got newline\n  |\n"
+	want := "error[E3M38]: " + parenError + "\n\n" + plusError + "\n\n" + parenError + "\n\n" + plusError + "\n\n" +
+		"error[E2L23]: CompileError\n --> " + pkg + ":2:5\n  |\n2 | d = y\n  |     ^ name 'y' is not defined\n  |\n\n\n" +
+		"error[E2L23]: CompileError\n --> " + main + ":3:5\n  |\n3 | c = x\n  |     ^ name 'x' is not defined\n  |\n"
+	if code != 1 || errOut != want {
+		t.Fatalf("code %d, stderr:\n%s--- want:\n%s", code, errOut, want)
+	}
+}
+
 // A cycle of imports is refused before anything runs, with the loader's text
 // and an error at each import of the cycle, as 0.12.1 prints them.
 func TestImportCycleRendersLikeTheOfficialCLI(t *testing.T) {

@@ -14,32 +14,6 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 )
 
-// renderRefusal prints the errors a run ends with as the official CLI does.
-// When the parser reported errors, 0.12.1's run fails with a message that
-// holds the parser's errors and then every diagnostic of the session (the
-// parser's again, the static pass's after them), and the CLI prints that
-// message as a run-time error's text: under "error[E3M38]: ".
-func renderRefusal(e *kcl.Error, workDir string) string {
-	var parsed []string
-	var collect func(*kcl.Error)
-	collect = func(e *kcl.Error) {
-		if errkind.IsSyntax(e.Kind) {
-			alone := *e
-			alone.Also = nil
-			parsed = append(parsed, renderDiagnostic(&alone, workDir))
-		}
-		for _, a := range e.Also {
-			collect(a)
-		}
-	}
-	collect(e)
-	all := renderDiagnostic(e, workDir)
-	if len(parsed) == 0 {
-		return all
-	}
-	return "error[" + errkind.RuntimeCode + "]: " + strings.Join(parsed, "\n\n") + "\n\n" + all
-}
-
 // renderDiagnostic prints an error like the official CLI: header, location,
 // the source line and the message under a caret.
 func renderDiagnostic(e *kcl.Error, workDir string) string {

@@ -80,7 +80,7 @@ func runCLI(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		var kerr *kcl.Error
 		if errors.As(err, &kerr) {
-			fmt.Fprint(stderr, renderRefusal(kerr, opts.WorkDir))
+			fmt.Fprint(stderr, renderDiagnostic(kerr, opts.WorkDir))
 		} else {
 			fmt.Fprintf(stderr, "error[E3M38]: %v\n", err)
 		}

@@ -138,11 +138,14 @@ func (r *checker) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, set
 		pos := t.Pos()
 		if want.kind != tSchema {
 			r.ctxCheck(want, s.Value, &pos, 0)
-		} else if cfg := unionedConfig(s.Value); cfg != nil && want.kind == tSchema {
+		} else if cfg := unionedConfig(s.Value); cfg != nil {
 			// The name's schema type is the context of the literal:
 			// its keys must be the schema's.
 			r.configKeys(want.schema, cfg, 0)
-			r.configTypes(want.schema, cfg.Items, nil, 0)
+			r.configTypes(want.schema, cfg.Items, &pos, 0)
+		} else if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
+			r.configKeys(want.schema, cfg, 0)
+			r.configTypes(want.schema, cfg.Items, &pos, 0)
 		}
 		r.assignLast(got, want, pos, nil)
 		return
@@ -175,11 +178,11 @@ func (r *checker) typedAssign(s *syntax.AssignStmt, cur *typ, at syntax.Position
 	if cur.kind == tSchema {
 		if cfg, ok := s.Value.(*syntax.ConfigExpr); ok {
 			r.configKeys(cur.schema, cfg, 0)
-			r.configTypes(cur.schema, cfg.Items, nil, 0)
+			r.configTypes(cur.schema, cfg.Items, &pos, 0)
 		} else {
 			// The config literals met in the value (through parentheses,
 			// both branches of `if` and both operands) are walked under it.
-			r.ctxCheck(cur, s.Value, nil, 0)
+			r.ctxCheck(cur, s.Value, &pos, 0)
 		}
 	} else {
 		r.ctxCheck(cur, s.Value, &pos, 0)

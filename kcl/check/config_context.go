@@ -172,7 +172,7 @@ func (r *checker) ctxConfig(want *typ, items []*syntax.ConfigEntry, at *syntax.P
 		// A schema context is the schema's own config check: its keys
 		// and its values.
 		r.configItems(want.schema, items, depth)
-		r.configTypes(want.schema, items, nil, depth)
+		r.configTypes(want.schema, items, at, depth)
 		return
 	}
 	for _, it := range items {
@@ -229,9 +229,11 @@ func (r *checker) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Positio
 		r.ctxCheck(want, it.Value, at, depth+1)
 		return
 	}
-	m := want
-	// deepest is the last name with a context below it.
-	deepest, deepestType := -1, (*typ)(nil)
+	// members[i] is the context below names[:i+1], places[i] its place: a
+	// schema attribute's declaration, else the place of the context above.
+	members := make([]*typ, len(names))
+	places := make([]*syntax.Position, len(names))
+	m, place := want, at
 	r.orderPath[last].phase = phaseKey
 	for i, n := range names {
 		if m != nil && m.kind == tUnion && n != "" {
@@ -239,35 +241,40 @@ func (r *checker) ctxEntry(want *typ, it *syntax.ConfigEntry, at *syntax.Positio
 			// context is configItems').
 			r.unionMemberAt(m, n, it.Key.Pos(), nil)
 		}
-		m = r.memberType(m, n)
-		if m != nil && deepest == i-1 {
-			deepest, deepestType = i, m
+		if m != nil && m.kind == tSchema && m.schema.hasAttr(n) {
+			if _, decl := r.attrType(m.schema, n); decl != nil {
+				place = declAt(decl)
+			}
 		}
+		m = r.memberType(m, n)
+		members[i], places[i] = m, place
 	}
 	r.orderPath[last].phase = phaseValue
-	r.ctxCheck(m, it.Value, at, depth+1)
+	r.ctxCheck(m, it.Value, place, depth+1)
 	r.orderPath[last].phase = phaseType
-	if id, ok := it.Key.(*syntax.Identifier); ok && deepest >= 0 && deepest < len(names)-1 && !deepestType.isAny() && deepestType.kind != tSchema {
-		// `a.b = v` is `a: {b = v}`: with no context below a, the dict
-		// {b: v} is judged against a's type, at a.
-		got := r.exprType(it.Value, 0)
-		for j := len(names) - 1; j > deepest && !got.isAny(); j-- {
-			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: names[j]}, elem: got}
-		}
-		r.mustAssignAt(got, deepestType, id.Names[deepest].Pos(), at)
-		return
-	}
-	if m.isAny() {
-		return
-	}
 	if _, ok := it.Key.(*syntax.JoinedString); ok {
 		return
 	}
-	// The parser nests a dotted key `a.b = v` as `a: {b = v}`: the
-	// first report is v against the type below b, at b.
-	pos := it.Key.Pos()
-	if id, ok := it.Key.(*syntax.Identifier); ok && len(id.Names) > 1 {
-		pos = id.Names[len(id.Names)-1].Pos()
+	// The parser nests a dotted key `a.b = v` as `a: {b = v}`: v is
+	// judged against the type below b, at b, then each literal the
+	// nesting makes against the context it meets, innermost first ({b: v}
+	// against the type below a, at a).
+	id, dotted := it.Key.(*syntax.Identifier)
+	got := r.exprType(it.Value, 0)
+	for i := len(names) - 1; i >= 0; i-- {
+		pos := it.Key.Pos()
+		if i < len(names)-1 {
+			if !dotted || got.isAny() {
+				return
+			}
+			got = nestedKey(names[i+1], id.Names[i+1].Pos(), got, got)
+		}
+		if dotted && len(id.Names) > 1 {
+			pos = id.Names[i].Pos()
+		}
+		if members[i].isAny() {
+			continue
+		}
+		r.mustAssignAt(got, members[i], pos, places[i])
 	}
-	r.mustAssignAt(r.exprType(it.Value, 0), m, pos, at)
 }

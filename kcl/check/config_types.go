@@ -24,9 +24,12 @@ func (r *checker) checkSchemaConfig(e *syntax.SchemaExpr) {
 	r.configTypes(si, cfg.Items, nil, 0)
 }
 
-// configTypes checks config entries whose target is schema s; parent is the
-// declaration of the attribute holding the config, if any.
-func (r *checker) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, parent *syntax.SchemaAttr, depth int) {
+// configTypes checks config entries whose target is schema s; ctxAt is the
+// place of the official config context holding them ("variable is defined
+// here" of a key the index signature takes): the declaration of the
+// attribute holding the config, or where the walk started (an assignment's
+// target, an argument, a default value); nil under a schema expression.
+func (r *checker) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, ctxAt *syntax.Position, depth int) {
 	if depth > 100 {
 		return
 	}
@@ -48,7 +51,7 @@ func (r *checker) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, parent
 			if ie, ok := it.Value.(*syntax.ConfigIfEntryExpr); ok {
 				r.pushOrder(entryPos(it), phaseValue)
 				for items := range ifBranches(ie) {
-					r.configTypes(s, items, parent, depth+1)
+					r.configTypes(s, items, ctxAt, depth+1)
 				}
 				r.popOrder()
 				// An `if` with no other branch has the type of its
@@ -60,19 +63,14 @@ func (r *checker) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, parent
 				if cfg, ok := it.Value.(*syntax.ConfigExpr); ok {
 					// `**{...}` is walked in the same context.
 					r.pushOrder(entryPos(it), phaseValue)
-					r.configTypes(s, cfg.Items, parent, depth+1)
+					r.configTypes(s, cfg.Items, ctxAt, depth+1)
 					r.popOrder()
 				}
 				attrs, at = r.unpackedAttrs(it.Value), it.Value.Pos()
 			}
 			if len(attrs) > 0 {
-				var decl *syntax.Position
-				if parent != nil {
-					p := parent.Pos()
-					decl = &p
-				}
 				r.pushOrder(entryPos(it), phaseType)
-				r.attrsInto(&typ{kind: tSchema, schema: s}, decl, attrs, at, 0)
+				r.attrsInto(&typ{kind: tSchema, schema: s}, ctxAt, attrs, at, 0)
 				r.popOrder()
 			}
 			continue
@@ -82,14 +80,14 @@ func (r *checker) configTypes(s *schemaInfo, items []*syntax.ConfigEntry, parent
 			continue
 		}
 		r.pushOrder(entryPos(it), phaseType)
-		r.checkConfigPath(s, names, it.Value, parent, depth)
+		r.checkConfigPath(s, names, it.Value, ctxAt, depth)
 		r.popOrder()
 	}
 }
 
 // checkConfigPath checks `a.b.c = value` in a config of schema s.
-func (r *checker) checkConfigPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr, parent *syntax.SchemaAttr, depth int) {
-	levels := r.configPath(s, names, value, parent, depth)
+func (r *checker) checkConfigPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr, ctxAt *syntax.Position, depth int) {
+	levels := r.configPath(s, names, value, ctxAt, depth)
 	if len(levels) == 0 {
 		return
 	}
@@ -103,7 +101,7 @@ func (r *checker) checkConfigPath(s *schemaInfo, names []*syntax.Name, value syn
 		got := value0
 		for j := len(names) - 1; j > lv.at; j-- {
 			key := names[j].Value
-			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: key}, elem: widen(got), attrs: map[string]*typ{key: widen(got)}}
+			got = nestedKey(key, names[j].Pos(), widen(got), got)
 		}
 		r.dictIntoSchema(got, lv.want, names[lv.at].Pos(), 0)
 	}
@@ -163,7 +161,7 @@ type pathLevel struct {
 
 // configPath checks the value of `a.b.c = value` against the type of its
 // last name; it returns the schema levels it passed.
-func (r *checker) configPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr, parent *syntax.SchemaAttr, depth int) []pathLevel {
+func (r *checker) configPath(s *schemaInfo, names []*syntax.Name, value syntax.Expr, ctxAt *syntax.Position, depth int) []pathLevel {
 	var levels []pathLevel
 	for i, n := range names {
 		want, decl := r.attrType(s, n.Value)
@@ -171,7 +169,7 @@ func (r *checker) configPath(s *schemaInfo, names []*syntax.Name, value syntax.E
 			// A key of the index signature takes its value type.
 			if i == len(names)-1 && !s.hasAttr(n.Value) {
 				if vt := r.indexValueType(s); !vt.isAny() {
-					r.mustAssign(r.exprType(value, 0), vt, n.Pos(), parent)
+					r.mustAssignAt(r.exprType(value, 0), vt, n.Pos(), ctxAt)
 				}
 			}
 			return levels
@@ -182,7 +180,7 @@ func (r *checker) configPath(s *schemaInfo, names []*syntax.Name, value syntax.E
 		if i == len(names)-1 {
 			// A nested literal's entries are met in the walk of the value.
 			if cfg, ok := value.(*syntax.ConfigExpr); ok && want.kind == tSchema {
-				r.asValue(func() { r.configTypes(want.schema, cfg.Items, decl, depth+1) })
+				r.asValue(func() { r.configTypes(want.schema, cfg.Items, declAt(decl), depth+1) })
 				r.dictIntoSchema(r.exprType(value, 0), want, n.Pos(), 0)
 				return levels
 			}
@@ -195,29 +193,33 @@ func (r *checker) configPath(s *schemaInfo, names []*syntax.Name, value syntax.E
 		}
 		if want.kind == tSchema {
 			levels = append(levels, pathLevel{i, want})
-			s, parent = want.schema, decl
+			s, ctxAt = want.schema, declAt(decl)
 			continue
 		}
 		// `a.b.c = v` on a dict attribute: the official check follows the
 		// names through the dict's value types, and judges the dict of the
-		// names left ({c: v}) at the first one whose type is no dict.
+		// names left ({c: v}) at the first one whose type is no dict, then
+		// each literal the parser's nesting makes on the way back, at its
+		// name ({b: {c: v}} at b against the type below a).
 		at := i
+		wants := []*typ{want}
 		for want.kind == tDict && at+1 < len(names) {
 			at++
 			want = want.elem
 			if want == nil || want.isAny() {
 				return levels
 			}
+			wants = append(wants, want)
 		}
 		if cfg, ok := value.(*syntax.ConfigExpr); ok && at == len(names)-1 && want.kind == tSchema {
 			// `d.k = {...}` into a {str:S}: a config of S.
-			r.asValue(func() { r.configTypes(want.schema, cfg.Items, decl, depth+1) })
+			r.asValue(func() { r.configTypes(want.schema, cfg.Items, declAt(decl), depth+1) })
 			r.dictIntoSchema(r.exprType(value, 0), want, names[at].Pos(), 0)
 			return levels
 		}
 		if want.kind == tSchema && at < len(names)-1 {
 			// `d.k.a = v` into a {str:S}: the rest of the path is S's.
-			r.configPath(want.schema, names[at+1:], value, decl, depth+1)
+			r.configPath(want.schema, names[at+1:], value, declAt(decl), depth+1)
 			return levels
 		}
 		got := r.exprType(value, 0)
@@ -225,12 +227,33 @@ func (r *checker) configPath(s *schemaInfo, names []*syntax.Name, value syntax.E
 			if got.isAny() {
 				return levels
 			}
-			got = &typ{kind: tDict, key: &typ{kind: tLitStr, lit: names[j].Value}, elem: got}
+			got = nestedKey(names[j].Value, names[j].Pos(), got, got)
 		}
 		r.mustAssign(got, want, names[at].Pos(), decl)
+		for j := at - 1; j >= i; j-- {
+			got = nestedKey(names[j+1].Value, names[j+1].Pos(), got, got)
+			r.mustAssign(got, wants[j-i], names[j].Pos(), decl)
+		}
 		return levels
 	}
 	return levels
+}
+
+// nestedKey is the type of the literal the parser makes of a dotted key's
+// last names (`a.b = v` is `a: {b = v}`): a dict of key name holding elem,
+// whose attribute name, of v's widened type, is given at pos.
+func nestedKey(name string, pos syntax.Position, elem, v *typ) *typ {
+	return &typ{kind: tDict, key: &typ{kind: tLitStr, lit: name}, elem: elem,
+		attrs: map[string]*typ{name: widen(v)}, attrPos: map[string]syntax.Position{name: pos}}
+}
+
+// declAt is where an attribute is declared, nil for none.
+func declAt(a *syntax.SchemaAttr) *syntax.Position {
+	if a == nil {
+		return nil
+	}
+	p := a.Pos()
+	return &p
 }
 
 // indexValueType is the value type of a schema's own index signature.
@@ -257,7 +280,11 @@ func (r *checker) dictIntoSchema(got, want *typ, pos syntax.Position, depth int)
 	case got.kind == tDict && want.kind == tDict:
 		return r.dictIntoSchema(got.key, want.key, pos, depth+1) && r.dictIntoSchema(got.elem, want.elem, pos, depth+1)
 	case got.kind == tDict && want.kind == tSchema:
-		if want.schema.stmt == nil || want.schema.stmt.IndexSignature != nil {
+		if want.schema.stmt == nil {
+			return true
+		}
+		if want.schema.stmt.IndexSignature != nil {
+			r.dictIntoIndexed(got, want.schema, pos, depth)
 			return true
 		}
 		key, ok := singleLitKey(got.key)
@@ -292,6 +319,35 @@ func (r *checker) dictIntoSchema(got, want *typ, pos syntax.Position, depth int)
 	return assignable(got, want)
 }
 
+// dictIntoIndexed is dict_assignable_to_schema for a schema s with an index
+// signature: each attribute the dict's type knows (in the order given) is
+// judged against the schema's own attribute of that name, at pos and with
+// its declaration, when the signature is `[...k]: v`; otherwise, or for
+// an undeclared name, against the signature's value type at the attribute.
+// A dict with no known attributes has its value type judged as a whole.
+func (r *checker) dictIntoIndexed(got *typ, s *schemaInfo, pos syntax.Position, depth int) {
+	vt := r.indexValueType(s)
+	if len(got.attrs) == 0 {
+		if !r.dictIntoSchema(got.elem, vt, pos, depth+1) || !assignable(got.elem, vt) {
+			r.diag(&Diagnostic{Kind: errkind.Type, Messages: []Message{{Pos: pos,
+				Msg: fmt.Sprintf("expected schema index signature value type %s, got %s", vt, got.elem)}}})
+		}
+		return
+	}
+	for _, a := range typeAttrs(got, 0) {
+		if s.stmt.IndexSignature.AnyOther {
+			if _, owner := s.attrDecl(a.name); owner == s || slices.Contains(s.mixins, owner) {
+				if t, decl := r.attrType(s, a.name); decl != nil {
+					p := decl.Pos()
+					r.mustAssignAt(a.ty, t, pos, &p)
+				}
+				continue
+			}
+		}
+		r.mustAssignAt(a.ty, vt, a.pos, nil)
+	}
+}
+
 // singleLitKey is the key of a dict type whose keys are all one literal.
 func singleLitKey(k *typ) (string, bool) {
 	if k == nil {
@@ -315,14 +371,16 @@ func singleLitKey(k *typ) (string, bool) {
 }
 
 // schemaValue checks a dict literal stored where schema type want is
-// expected: its keys and values.
+// expected (an argument, a lambda's result): its keys and values, the
+// context starting at the literal.
 func (r *checker) schemaValue(want *typ, v syntax.Expr) {
 	cfg, ok := v.(*syntax.ConfigExpr)
 	if !ok || want.kind != tSchema {
 		return
 	}
+	at := v.Pos()
 	r.configKeys(want.schema, cfg, 0)
-	r.configTypes(want.schema, cfg.Items, nil, 0)
+	r.configTypes(want.schema, cfg.Items, &at, 0)
 }
 
 // unionedConfig is the dict literal of `value | {...}`: stored where a
@@ -467,12 +525,15 @@ func (r *checker) attrsInto(ctx *typ, ctxDecl *syntax.Position, attrs []litAttr,
 func (r *checker) annotatedConfig(ty syntax.Type, value syntax.Expr) {
 	if cfg, ok := value.(*syntax.ConfigExpr); ok {
 		if si := r.schemaOf(r.pkg, ty); si != nil {
+			// The context of a default value starts at the value.
+			at := value.Pos()
 			r.configKeys(si, cfg, 0)
-			r.configTypes(si, cfg.Items, nil, 0)
+			r.configTypes(si, cfg.Items, &at, 0)
 		}
-	} else if want := r.fromSyntax(r.pkg, ty, 0); want.kind == tSchema {
+	} else if want := r.fromSyntax(r.pkg, ty, 0); want.kind == tSchema && value != nil {
 		// The config literals met in the value (through parentheses,
 		// both branches of `if` and both operands) are walked under it.
-		r.ctxCheck(want, value, nil, 0)
+		at := value.Pos()
+		r.ctxCheck(want, value, &at, 0)
 	}
 }

@@ -446,13 +446,12 @@ func (r *checker) configType(items []*syntax.ConfigEntry, depth int) *typ {
 					return false
 				}
 				vt := r.exprType(it.Value, depth+1)
-				for i := 1; i < len(k.Names); i++ {
-					vt = &typ{kind: tDict, key: strT, elem: vt}
+				// The parser makes `a.b = v` `a: {b = v}`.
+				for i := len(k.Names) - 1; i >= 1; i-- {
+					vt = nestedKey(k.Names[i].Value, k.Names[i].Pos(), vt, vt)
 				}
 				name := k.Names[0].Value
 				switch {
-				case len(k.Names) > 1:
-					ks = append(ks, strT)
 				case r.loopVar(name):
 					ks = append(ks, r.nameType(name))
 				default:
@@ -524,7 +523,18 @@ func (r *checker) configType(items []*syntax.ConfigEntry, depth int) *typ {
 						vs = append(vs, union(uvs))
 					}
 				case tSchema:
-					return false
+					// An instance adds str keys, the index signature's
+					// values (any without one) and the schema's own
+					// attributes (its mixins' too), each at its declaration.
+					ks = append(ks, strT)
+					vs = append(vs, r.indexValueType(vt.schema))
+					for _, s := range append([]*schemaInfo{vt.schema}, vt.schema.mixins...) {
+						for n, decl := range s.declared {
+							if t, d := r.attrType(vt.schema, n); d == decl {
+								attrs[n], attrPos[n] = t, decl.Pos()
+							}
+						}
+					}
 				default:
 					// `**1`, refused by entryValue, adds nothing to the
 					// literal's type (the official walk_config_entries).

@@ -118,10 +118,7 @@ func (r *checker) checkSchemaTypes(p *Package) {
 				}
 			}
 		}
-		if si.parent != nil {
-			r.fieldChanges(pi, si)
-		}
-		r.indexSignatureFits(pi, si)
+		r.fieldChanges(pi, si)
 		for _, m := range st.Mixins {
 			if m == nil || len(m.Names) == 0 {
 				continue
@@ -202,28 +199,51 @@ func (r *checker) annotatedGlobal(name string) *typ {
 	return nil
 }
 
-// fieldChanges reports attributes a subclass redeclares with a type the
-// base's does not admit, or as optional when the base requires them.
+// fieldChanges is the official global pass over a schema's attribute
+// declarations, statement by statement: the first declaration of a name in
+// the body gives the attribute its type (and, without a base's, its
+// optionality); a later one, or one the base's type does not admit, may not
+// change the type ("from" the first one's), nor make a required attribute
+// optional; then the declaration must meet the schema's own index signature.
 func (r *checker) fieldChanges(pi *pkgInfo, si *schemaInfo) {
+	type first struct {
+		ty       *typ
+		optional bool
+	}
+	firsts := map[string]first{}
 	for _, b := range si.stmt.Body {
 		a, ok := b.(*syntax.SchemaAttr)
 		if !ok || a.Name == nil {
 			continue
 		}
-		base, owner := si.parent.attrDecl(a.Name.Value)
-		if base == nil {
-			continue
+		name := a.Name.Value
+		t := anyT
+		if a.Ty != nil {
+			t = r.fromSyntax(pi, a.Ty, 0)
 		}
-		if a.Ty != nil && base.Ty != nil {
-			child := r.fromSyntax(pi, a.Ty, 0)
-			parent := r.fromSyntax(r.infos[owner.pkg.Path], base.Ty, 0)
-			if !fieldSubtype(child, parent) {
-				r.report(errkind.Type, a.Pos(), "can't change schema field type of '%s' from %s to %s", a.Name.Value, child, child)
+		var base *syntax.SchemaAttr
+		var baseType *typ
+		if si.parent != nil {
+			var owner *schemaInfo
+			if base, owner = si.parent.attrDecl(name); base != nil && base.Ty != nil {
+				baseType = r.fromSyntax(r.infos[owner.pkg.Path], base.Ty, 0)
 			}
 		}
-		if a.IsOptional && !base.IsOptional {
-			r.report(errkind.Type, a.Pos(), "can't change the required schema attribute of '%s' to optional", a.Name.Value)
+		f, seen := firsts[name]
+		if !seen {
+			f = first{ty: t, optional: a.IsOptional}
+			if base != nil {
+				f.optional = base.IsOptional
+			}
+			firsts[name] = f
 		}
+		if a.Ty != nil && (!fieldSubtype(t, f.ty) || baseType != nil && !fieldSubtype(t, baseType)) {
+			r.report(errkind.Type, a.Pos(), "can't change schema field type of '%s' from %s to %s", name, f.ty, t)
+		}
+		if a.IsOptional && !f.optional {
+			r.report(errkind.Type, a.Pos(), "can't change the required schema attribute of '%s' to optional", name)
+		}
+		r.indexSignatureFits(pi, si, a)
 	}
 }
 
@@ -263,11 +283,12 @@ func (r *checker) decorators(decs []*syntax.CallExpr) {
 	}
 }
 
-// indexSignatureFits reports an attribute of a schema whose type its own
-// index signature's value type does not admit, as the official global pass.
-func (r *checker) indexSignatureFits(pi *pkgInfo, si *schemaInfo) {
+// indexSignatureFits reports an attribute declaration a of schema si whose
+// type its own index signature's value type does not admit, as the
+// official global pass.
+func (r *checker) indexSignatureFits(pi *pkgInfo, si *schemaInfo, a *syntax.SchemaAttr) {
 	sig := si.stmt.IndexSignature
-	if sig == nil || sig.AnyOther || sig.ValueTy == nil {
+	if sig == nil || sig.AnyOther || sig.ValueTy == nil || a.Ty == nil {
 		return
 	}
 	val := r.fromSyntax(pi, sig.ValueTy, 0)
@@ -279,14 +300,8 @@ func (r *checker) indexSignatureFits(pi *pkgInfo, si *schemaInfo) {
 		name += sig.KeyName.Value + ": "
 	}
 	sigText := name + r.fromSyntax(pi, sig.KeyTy, 0).String() + "]: " + val.String()
-	for _, b := range si.stmt.Body {
-		a, ok := b.(*syntax.SchemaAttr)
-		if !ok || a.Name == nil || a.Ty == nil {
-			continue
-		}
-		if t := r.fromSyntax(pi, a.Ty, 0); !t.isAny() && !narrower(t, val, 0) {
-			r.report(errkind.IndexSignature, a.Pos(), "the type '%s' of schema attribute '%s' does not meet the index signature definition %s", t, a.Name.Value, sigText)
-		}
+	if t := r.fromSyntax(pi, a.Ty, 0); !t.isAny() && !narrower(t, val, 0) {
+		r.report(errkind.IndexSignature, a.Pos(), "the type '%s' of schema attribute '%s' does not meet the index signature definition %s", t, a.Name.Value, sigText)
 	}
 }
 

@@ -93,7 +93,9 @@ func (r *checker) stmt(s syntax.Stmt) {
 		r.expr(s.Value)
 		r.annotatedConfig(s.Ty, s.Value)
 		if s.Value != nil && s.Op == syntax.AugAssign && r.schema != nil && s.Name != nil {
-			if want, decl := r.attrType(r.schema, s.Name.Value); decl == s {
+			// A value is judged against the attribute's type, its first
+			// declaration's in the body (a later one may not change it).
+			if want, decl := r.attrType(r.schema, s.Name.Value); decl != nil {
 				r.assignLast(r.exprType(s.Value, 0), want, s.Pos(), nil)
 			}
 		}

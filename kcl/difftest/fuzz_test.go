@@ -105,7 +105,11 @@ func oursRun(dir string, inv invocation) answer {
 	if err != nil {
 		var kerr *kcl.Error
 		if errors.As(err, &kerr) {
-			return answer{kind: errkind.Printed(kerr.Kind), msg: kerr.Message, diags: oursDiagnostics(kerr, filepath.Join(dir, inv.workDir))}
+			msg := kerr.Message
+			if positionless(kerr) {
+				msg = ""
+			}
+			return answer{kind: errkind.Printed(kerr.Kind), msg: msg, diags: oursDiagnostics(kerr, filepath.Join(dir, inv.workDir))}
 		}
 		return answer{kind: "GoError", msg: err.Error()}
 	}
@@ -165,6 +169,10 @@ func oursDiagnostics(e *kcl.Error, workDir string) string {
 		return f
 	}
 	for _, d := range append([]*kcl.Error{e}, e.Also...) {
+		if positionless(d) {
+			lines = append(lines, diagnosticLine(errkind.Printed(d.Kind)+" ", rel(d.File), 1, 1, ""))
+			continue
+		}
 		lines = append(lines, diagnosticLine(errkind.Printed(d.Kind)+" ", rel(d.File), d.Line, col(d.Line, d.Col), d.Message))
 		for _, l := range d.Labels {
 			lines = append(lines, diagnosticLine("  ", rel(l.File), l.Line, col(l.Line, l.Col), l.Message))
@@ -173,11 +181,17 @@ func oursDiagnostics(e *kcl.Error, workDir string) string {
 	return strings.Join(lines, "\n")
 }
 
+// positionless is a syntax error at the end of an empty line (column 0), which
+// 0.12.1 prints as "--> file:1:1" without source line or message.
+func positionless(e *kcl.Error) bool {
+	return errkind.IsSyntax(e.Kind) && e.Line > 0 && e.Col == 0
+}
+
 // officialDiagnostics lists the official engine's rendered diagnostics the
 // same way, its absolute files named relative to workDir.
 func officialDiagnostics(text, workDir string) string {
 	var lines []string
-	for _, d := range oracle.ParseAll(text) {
+	for _, d := range oracle.Printed(text) {
 		for i, l := range d.Lines {
 			file := l.File
 			if r, err := filepath.Rel(workDir, file); err == nil && !strings.HasPrefix(r, "..") {

@@ -14,18 +14,20 @@ func ParseFile(filename string, src []byte) (*Module, error) {
 	return m, nil
 }
 
-// ParseFileAll parses one file and returns every syntax error in source order.
+// ParseFileAll parses one file and returns every syntax error in the order the
+// official parser reports them. A repeat is kept: `kcl run` prints its
+// session's list of diagnostics, where each report is an entry (only the
+// add-on's leading copy of the parse errors is a set).
 func ParseFileAll(filename string, src []byte) (*Module, ErrorList) {
 	p := newParser(filename, src)
 	m := p.parseModule()
 	p.releaseTokens()
-	p.errors = dedupErrors(p.errors)
 	clampErrorColumns(src, p.errors)
 	return m, p.errors
 }
 
-// dedupErrors drops repeats of an error at the same place with the same message;
-// the official engine keeps its diagnostics in a set.
+// dedupErrors drops repeats of an error at the same place with the same message,
+// for the callers that report a set.
 func dedupErrors(errs ErrorList) ErrorList {
 	if len(errs) < 2 {
 		return errs
@@ -49,6 +51,9 @@ func dedupErrors(errs ErrorList) ErrorList {
 
 // clampErrorColumns mirrors how the official engine prints a position at the end
 // of a line (a NEWLINE or EOF token): the column is the line's length, not one past it.
+// On an empty line that is column 0, which the official renderer prints as a
+// diagnostic without position, source line or message ("--> file:1:1"); the
+// error keeps its line and message here, and Col 0 marks it.
 func clampErrorColumns(src []byte, errs ErrorList) {
 	if len(errs) == 0 {
 		return
@@ -75,7 +80,7 @@ func clampErrorColumns(src []byte, errs ErrorList) {
 		if e.Pos.Line <= 0 {
 			continue
 		}
-		if n := lengths(e.Pos.Line); n > 0 && e.Pos.Col > n {
+		if n := lengths(e.Pos.Line); e.Pos.Col > n {
 			e.Pos.Col = n
 		}
 	}

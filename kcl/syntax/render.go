@@ -32,6 +32,12 @@ func (e *Error) Render(src []byte, path string) string {
 }
 
 func renderOne(b *strings.Builder, e *Error, src []byte, path string) {
+	if e.Pos.Col == 0 {
+		// The end of an empty line: the official renderer drops the position,
+		// the source line and the message.
+		b.WriteString("error[" + e.Code() + "]: " + e.Kind + "\n--> " + path + ":1:1\n |\n |")
+		return
+	}
 	num := strconv.Itoa(e.Pos.Line)
 	pad := strings.Repeat(" ", len(num))
 	b.WriteString("error[" + e.Code() + "]: " + e.Kind + "\n")

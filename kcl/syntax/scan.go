@@ -251,7 +251,19 @@ func (s *scanner) next() {
 			s.spaces++
 		default:
 			s.newLine = false
+			mark := len(s.toks)
 			s.indentation(start)
+			if made := len(s.toks); made > mark {
+				// A line whose first character makes no token (a line
+				// continuation, ';', an unknown character, other whitespace)
+				// loses the INDENT/DEDENTs of its indentation, as in the
+				// official lexer; the levels stay as they were changed.
+				defer func() {
+					if len(s.toks) == made {
+						s.toks = s.toks[:mark]
+					}
+				}()
+			}
 		}
 	}
 

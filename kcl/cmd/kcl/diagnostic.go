@@ -47,11 +47,21 @@ func renderDiagnosticOnce(e *kcl.Error, workDir string, seen map[string]bool) st
 		return b.String()
 	}
 	col := e.Col
-	if col == 1 && errkind.IsSyntax(e.Kind) {
-		// The official parser's diagnostics draw no caret at column 1.
-		col = 0
+	if col == 0 && errkind.IsSyntax(e.Kind) {
+		// A syntax error at the end of an empty line has column 0, which the
+		// official renderer prints without position, source or message.
+		path := e.File
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(workDir, path)
+		}
+		fmt.Fprintf(&b, "--> %s:1:1\n |\n |\n", path)
+	} else {
+		if col == 1 && errkind.IsSyntax(e.Kind) {
+			// The official parser's diagnostics draw no caret at column 1.
+			col = 0
+		}
+		writeSnippet(&b, workDir, e.File, e.Line, col, e.Message)
 	}
-	writeSnippet(&b, workDir, e.File, e.Line, col, e.Message)
 	writeLabels(&b, workDir, e)
 	for _, s := range e.Suggestions {
 		if !seen["suggestion: "+s] {

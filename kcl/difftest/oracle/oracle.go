@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -353,4 +354,26 @@ func ParseAll(text string) []Full {
 		d.Lines[len(d.Lines)-1].Message = msg
 	}
 	return out
+}
+
+// Printed is ParseAll of what `kcl run` prints for an error execProgram
+// rendered. With syntax errors the add-on's text starts with the parse
+// errors as a set (each once), followed by the session's list that `kcl run`
+// prints (the parse errors as reported, repeats kept, then the others); the
+// leading set is dropped. Without syntax errors the text is the list.
+func Printed(text string) []Full {
+	all := ParseAll(text)
+	if len(all) == 0 || !errkind.IsSyntax(all[0].Kind) {
+		return all
+	}
+	for k := 1; k < len(all); k++ {
+		if sameFull(all[k], all[0]) {
+			return all[k:]
+		}
+	}
+	return all
+}
+
+func sameFull(a, b Full) bool {
+	return a.Kind == b.Kind && slices.Equal(a.Lines, b.Lines)
 }

@@ -777,6 +777,7 @@ func (p *parser) parseListExpr(bumpBracket bool) Expr {
 		p.bump()
 		return empty()
 	}
+	hasNewline := false
 	if p.tok.Kind == NEWLINE {
 		p.skipNewlines()
 		p.cleanAllIndentations()
@@ -784,9 +785,10 @@ func (p *parser) parseListExpr(bumpBracket bool) Expr {
 			p.bump()
 			return empty()
 		}
+		hasNewline = true
 	}
 	itemTok := p.tok
-	items := p.parseListItems()
+	items := p.parseListItems(hasNewline)
 	gens := p.parseCompClauses()
 	p.skipNewlines()
 	p.cleanAllIndentations()
@@ -811,8 +813,12 @@ func (p *parser) parseListExpr(bumpBracket bool) Expr {
 	return l
 }
 
-func (p *parser) parseListItems() []Expr {
-	term := func() bool { return p.tok.Kind == RBRACKET || p.tok.Kind == EOF || p.isKw("for") }
+// parseListItems reads the items up to the closing bracket; a list whose first
+// item is on the bracket's line ends at a line break, as the official parser's.
+func (p *parser) parseListItems(hasNewline bool) []Expr {
+	term := func() bool {
+		return p.tok.Kind == RBRACKET || p.tok.Kind == EOF || (p.tok.Kind == NEWLINE && !hasNewline) || p.isKw("for")
+	}
 	if term() {
 		return nil
 	}
@@ -820,7 +826,9 @@ func (p *parser) parseListItems() []Expr {
 	if p.tok.Kind == COMMA {
 		p.bump()
 	}
-	p.skipNewlines()
+	if hasNewline {
+		p.skipNewlines()
+	}
 	for {
 		m := p.mark()
 		p.cleanAllIndentations()
@@ -837,7 +845,9 @@ func (p *parser) parseListItems() []Expr {
 		if p.tok.Kind == COMMA {
 			p.bump()
 		}
-		p.skipNewlines()
+		if hasNewline {
+			p.skipNewlines()
+		}
 		p.drop(m)
 	}
 	return items
@@ -1341,31 +1351,8 @@ func (p *parser) parseQuantTargetExpr() Expr {
 func (p *parser) parseLambdaExpr() Expr {
 	start := p.startPos()
 	p.bumpKeyword("lambda")
-	braceThenArrow := false
-	if p.tok.Kind == LBRACE {
-		depth := 1
-		for n := 1; ; n++ {
-			t, ok := p.peekN(n)
-			if !ok {
-				break
-			}
-			if t.Kind == LBRACE {
-				depth++
-			} else if t.Kind == RBRACE {
-				depth--
-				if depth == 0 {
-					if nt, ok := p.peekN(n + 1); ok {
-						braceThenArrow = nt.Kind == ARROW
-					}
-					break
-				}
-			}
-		}
-	}
 	l := &LambdaExpr{}
-	if braceThenArrow {
-		l.Args = p.parseParameters([]TokenKind{LBRACE}, []TokenKind{RBRACE}, true, true)
-	} else if p.tok.Kind != ARROW && p.tok.Kind != LPAREN && p.tok.Kind != LBRACKET && p.tok.Kind != LBRACE {
+	if p.tok.Kind != ARROW && p.tok.Kind != LPAREN && p.tok.Kind != LBRACKET && p.tok.Kind != LBRACE {
 		l.Args = p.parseParameters(nil, []TokenKind{ARROW, LBRACE}, false, false)
 	}
 	if p.tok.Kind == ARROW {

@@ -241,7 +241,15 @@ func (r *checker) expr(e syntax.Expr) {
 			}
 		})
 	case *syntax.Subscript:
+		before := len(r.diags)
 		r.expr(e.Value)
+		// The official subscript walks nothing below a value of type any
+		// (`a[b]`, a undefined: b is not reported). Our types may say any
+		// where the official ones know better, so only a value its own
+		// walk refused is taken for one.
+		if e.Ctx != syntax.Store && len(r.diags) > before && r.exprType(e.Value, 0).isAny() {
+			return
+		}
 		r.expr(e.Index)
 		r.expr(e.Lower)
 		r.expr(e.Upper)

@@ -83,6 +83,8 @@ type Interp struct {
 	// nextCalled marks the instance being made as called (`S()`), which
 	// has no config: a failed check is then the bare condition's error.
 	nextCalled bool
+	// nextCalledOrigin marks a union's re-run of a called instance.
+	nextCalledOrigin bool
 	// currentPkg is the package whose statement runs now.
 	currentPkg string
 	// dictConversions counts plain dicts being turned into schema instances

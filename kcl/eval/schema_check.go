@@ -101,8 +101,9 @@ func (in *Interp) runCheck(e *env, c *syntax.CheckExpr) error {
 }
 
 // checkRequired reports the first required attribute of s (or of a schema
-// nested in it) that is None or Undefined.
-func checkRequired(v value.Value, pos syntax.Position) error {
+// nested in it) that is None or Undefined, at the instance's origin (pos
+// when it has none), or for a called instance at cur, where the runtime is.
+func checkRequired(v value.Value, pos, cur syntax.Position) error {
 	switch x := v.(type) {
 	case *value.Schema:
 		if def, ok := x.Def.(*schemaDef); ok {
@@ -112,7 +113,9 @@ func checkRequired(v value.Value, pos syntax.Position) error {
 				}
 				if av, ok := x.Config.Get(name); !ok || value.IsNoneOrUndefined(av) {
 					at := pos
-					if m, ok := x.Meta.(instanceMeta); ok && m.pos.IsValid() {
+					if m, ok := x.Meta.(instanceMeta); ok && m.called && cur.IsValid() {
+						at = cur
+					} else if ok && m.pos.IsValid() {
 						at = m.pos
 					}
 					return errorAt(lineOnly(at), errkind.Evaluation, "attribute '%s' of %s is required and can't be None or Undefined", name, def.name)
@@ -120,19 +123,19 @@ func checkRequired(v value.Value, pos syntax.Position) error {
 			}
 		}
 		for _, ent := range x.Config.Entries() {
-			if err := checkRequired(ent.Value, pos); err != nil {
+			if err := checkRequired(ent.Value, pos, cur); err != nil {
 				return err
 			}
 		}
 	case *value.Dict:
 		for _, ent := range x.Entries() {
-			if err := checkRequired(ent.Value, pos); err != nil {
+			if err := checkRequired(ent.Value, pos, cur); err != nil {
 				return err
 			}
 		}
 	case *value.List:
 		for _, el := range x.Elems {
-			if err := checkRequired(el, pos); err != nil {
+			if err := checkRequired(el, pos, cur); err != nil {
 				return err
 			}
 		}

@@ -127,6 +127,7 @@ func (in *Interp) resolveSchemaAt(s *value.Schema, keys []string, pos syntax.Pos
 	if m, ok := s.Meta.(instanceMeta); ok {
 		in.nextOrigin = m.pos
 		in.nextConverted = m.converted
+		in.nextCalledOrigin = m.called
 	}
 	recordPkg := ""
 	if in.snapshots {
@@ -149,10 +150,11 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	converted := in.nextConverted
 	in.nextConverted = false
 	checkAt := pos
+	called := in.nextCalled || in.nextCalledOrigin
 	if in.nextCalled {
 		checkAt = syntax.Position{}
 	}
-	in.nextCalled = false
+	in.nextCalled, in.nextCalledOrigin = false, false
 	for d := def; d != nil; d = d.parent {
 		if d.selfParent {
 			// The official engine's own failure, word for word.
@@ -302,7 +304,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			}
 		}
 	}
-	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: instanceMeta{config: config, pos: origin, converted: converted}, Args: args, Kwargs: kwargs}
+	inst := &value.Schema{Name: def.name, PkgPath: def.pkgPath, Config: f.inst, Def: def, Meta: instanceMeta{config: config, pos: origin, converted: converted, called: called}, Args: args, Kwargs: kwargs}
 	for _, ent := range config.Entries() {
 		inst.ConfigKeys = append(inst.ConfigKeys, ent.Key)
 	}
@@ -313,7 +315,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	// Required attributes are checked on top-level instances only (nested ones
 	// may still be completed by a union), recursively.
 	if in.schemaStack <= 1 && in.exprStack <= 1 {
-		if err := checkRequired(inst, pos); err != nil {
+		if err := checkRequired(inst, pos, in.curPos); err != nil {
 			return nil, err
 		}
 	}
@@ -646,4 +648,8 @@ type instanceMeta struct {
 	// converted marks an instance made from a dict by a type conversion,
 	// which binds no arguments: its parameters without default are None.
 	converted bool
+	// called marks an instance made by a call (`S()`), which has no config
+	// to point at: its missing required attribute is reported where the
+	// runtime is when it checks (the last statement run).
+	called bool
 }

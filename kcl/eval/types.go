@@ -12,11 +12,18 @@ import (
 // convertType checks v against a type annotation, converting dicts into schema
 // instances where the type names a schema, as the runtime's type_pack does.
 func (in *Interp) convertType(e *env, v value.Value, ty syntax.Type, pos syntax.Position) (value.Value, error) {
+	before := in.curPos
 	r, ok, err := in.tryConvert(e, v, ty, true)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
+		// A dict converted on the way (an earlier item of a list) ran its
+		// schema's body, and the runtime reports the failure where that
+		// left it: the body's last statement.
+		if in.curPos != before && in.curPos.IsValid() {
+			pos = lineOnly(in.curPos)
+		}
 		return nil, errorAt(pos, errkind.Evaluation, "expect %s, got %s%s", syntax.TypeString(ty), typeName(v), in.conversionDetails(e, v, ty))
 	}
 	return r, nil

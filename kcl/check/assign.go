@@ -98,11 +98,27 @@ func (r *checker) assignTypes(s *syntax.AssignStmt) {
 // it is not known. A member a schema does not declare is reported there.
 func (r *checker) targetPlace(t *syntax.Target) *typ {
 	cur := r.nameType(t.Name.Value)
-	for _, p := range t.Paths {
+	paths := t.Paths
+	if name := t.Name.Value; len(paths) > 0 && paths[0].Member != nil && !r.localHas(name) && !(r.schema != nil && r.schema.hasAttr(name)) {
+		// A module's member: it must be one (the official load_attr), and
+		// the rest of the path follows its type.
+		if sym := r.pkg.globals[name]; sym != nil && sym.kind == symModule {
+			id := &syntax.Identifier{Span: t.Name.Span, Names: []*syntax.Name{t.Name, paths[0].Member}}
+			r.moduleMembersAt(sym, id, t.Pos())
+			cur, paths = r.exprType(id, 0), paths[1:]
+		}
+	}
+	for _, p := range paths {
 		if cur == nil || cur.isAny() {
 			return anyT
 		}
 		switch {
+		case p.Member != nil && noMembers(cur, p.Member.Value):
+			r.report(errkind.Type, t.Pos(), "attribute '%s' not found in '%s'", p.Member.Value, cur)
+			return anyT
+		case p.Index != nil && !subscriptable(cur):
+			r.report(errkind.Compile, t.Pos(), "'%s' object is not subscriptable", cur)
+			return anyT
 		case p.Member != nil && cur.kind == tSchema && !cur.schema.open() && !cur.schema.hasDeclared(p.Member.Value):
 			s, n := cur.schema, p.Member.Value
 			r.report(errkind.Compile, t.Pos(), "Cannot add member '%s' to schema '%s'%s", n, s.name, suggestionText(suggestions(n, s.attrNames())))
@@ -122,6 +138,29 @@ func (r *checker) targetPlace(t *syntax.Target) *typ {
 		return anyT
 	}
 	return cur
+}
+
+// noMembers reports whether a value of type t has no member name, as the
+// official load_attr finds none on a number, a bool, a list or a function,
+// nor on a str but its methods.
+func noMembers(t *typ, name string) bool {
+	switch t.kind {
+	case tNumMul, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tList, tFunc:
+		return true
+	case tStr, tLitStr:
+		return strMethodResults[name] == nil
+	}
+	return false
+}
+
+// subscriptable reports whether the official subscript_index takes an index
+// of a value of type t: a str, list, dict or schema (any aside).
+func subscriptable(t *typ) bool {
+	switch t.kind {
+	case tStr, tLitStr, tList, tDict, tSchema, tAny:
+		return true
+	}
+	return false
 }
 
 // flowAssign checks an assignment without annotation of a name whose type

@@ -59,6 +59,11 @@ func (r *checker) stmt(s syntax.Stmt) {
 			r.ident(&syntax.Identifier{Span: s.Target.Name.Span, Names: []*syntax.Name{s.Target.Name}, Ctx: syntax.Load})
 		}
 		r.target(s.Target)
+		if s.Target != nil && s.Target.Name != nil && len(s.Target.Paths) > 0 {
+			// The official walk resolves the target's path, member by
+			// member, before the value.
+			r.targetPlace(s.Target)
+		}
 		if s.Target != nil && s.Target.Name != nil {
 			r.defineLambdaLocal(s.Target.Name.Value)
 		}

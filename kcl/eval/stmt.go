@@ -377,7 +377,10 @@ func (in *Interp) setName(e *env, name string, v value.Value, pos syntax.Positio
 }
 
 func (in *Interp) execAugAssign(e *env, s *syntax.AugAssignStmt) error {
-	if e.lambda == nil && e.schema == nil && !isPrivate(s.Target.Name.Value) {
+	// An imported module's name is no global of the package: 0.12.1 reads
+	// it as a target as Undefined (`pkg.a += 1` fails to load a from it).
+	module := e.lambda == nil && e.schema == nil && fileImports(e.file, s.Target.Name.Value)
+	if e.lambda == nil && e.schema == nil && !isPrivate(s.Target.Name.Value) && !module {
 		return errorAt(s.Target.Pos(), errkind.Immutable, "Immutable variable '%s' is modified during compiling", s.Target.Name.Value)
 	}
 	rhs, err := in.eval(e, s.Value)
@@ -386,7 +389,12 @@ func (in *Interp) execAugAssign(e *env, s *syntax.AugAssignStmt) error {
 	}
 	// The target is read as any name is (the lazy scope gives its current
 	// value unless it is being backtracked).
-	old, err := in.evalTarget(e, s.Target)
+	var old value.Value
+	if module {
+		old, err = in.followTarget(e, s.Target, value.Undefined)
+	} else {
+		old, err = in.evalTarget(e, s.Target)
+	}
 	if err != nil {
 		return err
 	}
@@ -403,6 +411,25 @@ func (in *Interp) evalTarget(e *env, t *syntax.Target) (value.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	return in.followTarget(e, t, v)
+}
+
+// fileImports reports whether f imports a module under name.
+func fileImports(f *fileUnit, name string) bool {
+	if f == nil {
+		return false
+	}
+	for _, s := range f.body {
+		if imp, ok := s.(*syntax.ImportStmt); ok && imp.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// followTarget reads the place t's paths name from v, the value of its name.
+func (in *Interp) followTarget(e *env, t *syntax.Target, v value.Value) (value.Value, error) {
+	var err error
 	for _, step := range t.Paths {
 		if step.Member != nil {
 			v, err = in.getAttr(v, step.Member.Value, t.Pos())

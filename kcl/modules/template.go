@@ -2,25 +2,32 @@ package modules
 
 import (
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
 )
 
-// A Handlebars subset, as template.execute offers it: {{path}} (HTML-escaped),
-// {{{path}}} and {{raw path}} (verbatim), {{#if}}/{{#unless}}/{{#each}}/{{#with}}
-// blocks with {{else}}, comments, "~" whitespace control, and the standalone-line
-// rule for block tags.
+// A Handlebars subset, as template.execute of 0.12.1 (handlebars-rust) offers it:
+// {{path}} (HTML-escaped), {{{path}}} and {{&path}} (verbatim), {{#if}}/{{#unless}}/
+// {{#each}}/{{#with}} blocks with {{else}}, comments, "~" whitespace control, the
+// standalone-line rule for block tags, and raw blocks {{{{raw}}}}…{{{{/raw}}}}.
+// raw is handlebars-rust's helper that renders its block: inline ({{raw x}}) it
+// has no block and prints nothing. A name with arguments that is no helper fails
+// with handlebars-rust's HelperNotFound, as does a block of such a name.
 
 type tplToken struct {
 	text      string // literal text, or the tag body
 	tag       bool
 	triple    bool
+	rawBlock  bool // {{{{name}}}} or {{{{/name}}}}: its body is text, its leading whitespace dropped
+	line, col int  // where the tag starts (1-based, in characters), for handlebars-rust's errors
 	trimLeft  bool
 	trimRight bool
 }
 
-func tplLex(src string) ([]tplToken, error) {
+func tplLex(tmpl string) ([]tplToken, error) {
 	var toks []tplToken
+	src := tmpl
 	for len(src) > 0 {
 		i := strings.Index(src, "{{")
 		if i < 0 {
@@ -31,6 +38,26 @@ func tplLex(src string) ([]tplToken, error) {
 			toks = append(toks, tplToken{text: src[:i]})
 		}
 		src = src[i:]
+		line, col := tplPos(tmpl, len(tmpl)-len(src))
+		if strings.HasPrefix(src, "{{{{") {
+			j := strings.Index(src, "}}}}")
+			if j < 0 {
+				return nil, evalErr("render template failed: unclosed tag")
+			}
+			inner := strings.TrimSpace(src[4:j])
+			name, _, _ := strings.Cut(inner, " ")
+			end := "{{{{/" + name + "}}}}"
+			k := strings.Index(src[j+4:], end)
+			if k < 0 {
+				return nil, evalErr("render template failed: unclosed block %s", name)
+			}
+			body := src[j+4 : j+4+k]
+			toks = append(toks, tplToken{tag: true, rawBlock: true, text: "#" + inner, line: line, col: col},
+				tplToken{text: body},
+				tplToken{tag: true, rawBlock: true, text: "/" + name})
+			src = src[j+4+k+len(end):]
+			continue
+		}
 		triple := strings.HasPrefix(src, "{{{")
 		open, close := "{{", "}}"
 		if triple {
@@ -44,7 +71,7 @@ func tplLex(src string) ([]tplToken, error) {
 		if j < 0 {
 			return nil, evalErr("render template failed: unclosed tag")
 		}
-		t := tplToken{tag: true, triple: triple, text: body[:j]}
+		t := tplToken{tag: true, triple: triple, text: body[:j], line: line, col: col}
 		src = body[j+len(close):]
 		if strings.HasPrefix(t.text, "~") {
 			t.trimLeft, t.text = true, t.text[1:]
@@ -57,6 +84,23 @@ func tplLex(src string) ([]tplToken, error) {
 	}
 	return toks, nil
 }
+
+func tplPos(tmpl string, off int) (line, col int) {
+	before := tmpl[:off]
+	nl := strings.LastIndexByte(before, '\n')
+	return strings.Count(before, "\n") + 1, utf8.RuneCountInString(before[nl+1:]) + 1
+}
+
+// helperNotFound is handlebars-rust's error for a helper call or block of an unknown name.
+func helperNotFound(t *tplToken, name string) error {
+	return evalErr("render template failed: RenderError { template_name: Some(\"template\"), line_no: Some(%d), column_no: Some(%d), reason: HelperNotFound(%q), unimplemented: false }", t.line, t.col, name)
+}
+
+// tplHelpers are handlebars-rust's built-in helpers; a call of any other name fails.
+// Beyond if/unless/each/with/raw/log, this subset prints nothing for them.
+var tplHelpers = map[string]bool{"if": true, "unless": true, "each": true, "with": true, "raw": true, "log": true,
+	"lookup": true, "len": true, "eq": true, "ne": true, "gt": true, "gte": true, "lt": true, "lte": true,
+	"and": true, "or": true, "not": true}
 
 func isStandaloneKind(t tplToken) bool {
 	if !t.tag || t.triple {
@@ -133,6 +177,10 @@ func applyWhitespaceRules(toks []tplToken) {
 		}
 	}
 	for i, t := range toks {
+		// handlebars-rust's grammar skips the whitespace after a raw block's opening tag.
+		if t.rawBlock && strings.HasPrefix(t.text, "#") && i+1 < len(toks) && !toks[i+1].tag {
+			toks[i+1].text = strings.TrimLeft(toks[i+1].text, " \t\r\n")
+		}
 		if !t.tag {
 			continue
 		}
@@ -148,7 +196,8 @@ func applyWhitespaceRules(toks []tplToken) {
 type tplNode struct {
 	text     string
 	tag      *tplToken
-	block    string // helper name for blocks
+	block    string    // helper name for blocks
+	pos      *tplToken // the block's opening tag
 	arg      string
 	body     []*tplNode
 	inverse  []*tplNode
@@ -170,7 +219,7 @@ func tplParse(toks []tplToken) ([]*tplNode, error) {
 			case strings.HasPrefix(t.text, "!"):
 			case strings.HasPrefix(t.text, "#"):
 				name, a, _ := strings.Cut(strings.TrimSpace(t.text[1:]), " ")
-				n := &tplNode{block: name, arg: strings.TrimSpace(a)}
+				n := &tplNode{block: name, arg: strings.TrimSpace(a), pos: &t}
 				b, inv, err := parse(name)
 				if err != nil {
 					return nil, nil, err
@@ -318,11 +367,19 @@ func tplExec(b *strings.Builder, nodes []*tplNode, sc *tplScope) error {
 			t := n.tag
 			text := t.text
 			raw := t.triple
-			if strings.HasPrefix(text, "raw ") {
-				text, raw = strings.TrimSpace(text[4:]), true
-			}
 			if strings.HasPrefix(text, "&") {
 				text, raw = strings.TrimSpace(text[1:]), true
+			}
+			name, hasArgs := text, false
+			if i := strings.IndexAny(text, " \t\r\n"); i >= 0 {
+				name, hasArgs = text[:i], true
+			}
+			// A helper's name wins over the data's key of that name.
+			if name == "raw" || name == "log" {
+				continue
+			}
+			if hasArgs && !tplHelpers[name] && !strings.ContainsAny(name, "./") {
+				return helperNotFound(t, name)
 			}
 			s := tplRender(sc.lookup(text))
 			if !raw {
@@ -332,6 +389,10 @@ func tplExec(b *strings.Builder, nodes []*tplNode, sc *tplScope) error {
 		case n.block != "":
 			v := sc.lookup(n.arg)
 			switch n.block {
+			case "raw":
+				if err := tplExec(b, n.body, sc); err != nil {
+					return err
+				}
 			case "if", "unless":
 				cond := tplTruthy(v)
 				if n.block == "unless" {
@@ -381,7 +442,7 @@ func tplExec(b *strings.Builder, nodes []*tplNode, sc *tplScope) error {
 					}
 				}
 			default:
-				return evalErr("render template failed: Helper not defined: %q", n.block)
+				return helperNotFound(n.pos, n.block)
 			}
 		default:
 			b.WriteString(n.text)

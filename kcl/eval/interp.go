@@ -57,6 +57,10 @@ type Interp struct {
 	sb     *sandbox
 	pkgs   map[string]*pkgState
 	main   *pkgState
+
+	// defSeq counts schema definitions; schemaDefs finds a statement's.
+	defSeq     int
+	schemaDefs map[*syntax.SchemaStmt]*schemaDef
 	// schemaStack and exprStack count schemas being built and schema
 	// expressions being evaluated: required attributes are checked only on
 	// top-level instances.
@@ -452,8 +456,14 @@ func (in *Interp) evalPackage(p *pkgState) error {
 		}
 	}
 	for i, r := range ls.stmts {
-		switch r.stmt.(type) {
-		case *syntax.SchemaStmt, *syntax.RuleStmt:
+		switch st := r.stmt.(type) {
+		case *syntax.SchemaStmt:
+			// 0.12.1 runs the statement again: see knownAttrs.
+			if def := in.schemaDefs[st]; def != nil && def.pkgPath == p.path {
+				def.known = def.knownAttrs(func(*schemaDef) bool { return true })
+			}
+			continue
+		case *syntax.RuleStmt:
 			continue
 		}
 		if err := in.runGlobalStmt(p, i); err != nil {

@@ -33,6 +33,11 @@ type schemaDef struct {
 	// selfParent marks `schema S(S)`: 0.12.1 defines it and fails where it
 	// (or a subclass) is instantiated.
 	selfParent bool
+	// defSeq orders the definitions of a run; known is the attribute order an
+	// instance starts with (see knownAttrs), remade when the main pass
+	// reaches the statement.
+	defSeq int
+	known  []string
 }
 
 type instanceRecord struct {
@@ -74,7 +79,8 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 	if err := checkParams(s.Args); err != nil {
 		return nil, err
 	}
-	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, stmt: s, env: &env{file: e.file, pkg: e.pkg}}
+	in.defSeq++
+	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, stmt: s, env: &env{file: e.file, pkg: e.pkg}, defSeq: in.defSeq}
 	if p := s.ParentName; p != nil && len(p.Names) == 1 && p.Names[0].Value == s.Name.Value {
 		def.selfParent = true
 	} else if s.ParentName != nil {
@@ -109,12 +115,60 @@ func (in *Interp) defineSchema(e *env, s *syntax.SchemaStmt) (*schemaDef, error)
 			return nil, err
 		}
 	}
+	def.known = def.knownAttrs(func(o *schemaDef) bool { return o.pkgPath != def.pkgPath || o.defSeq < def.defSeq })
+	if in.schemaDefs == nil {
+		in.schemaDefs = map[*syntax.SchemaStmt]*schemaDef{}
+	}
+	in.schemaDefs[s] = def
 	def.fn = &value.Function{FuncName: def.name, IsType: true, Closure: def}
 	def.fn.Impl = func(t *value.Thread, args []value.Value, kwargs []value.KV) (value.Value, error) {
 		in.nextCalled = true
 		return in.instantiate(def, value.NewDict(0), args, kwargs, s.Pos(), in.currentPkg)
 	}
 	return def, nil
+}
+
+// knownAttrs is the attribute order 0.12.1 gives an instance before its body
+// runs: the parent's known order, then the names the schema's own body assigns
+// or declares, then its mixins', where a parent or mixin counts only if its
+// statement had run when this one ran (existed). 0.12.1 runs every schema
+// statement first in source order and again when its main pass reaches it,
+// each run capturing the parent as it then is: so an instance made before
+// the main pass reaches `schema C(B)` written above `schema B` lists C's
+// attributes before B's (schema/stmt_block/stmt_block_28). The attributes left
+// out come after these, in the chain's order.
+func (d *schemaDef) knownAttrs(existed func(*schemaDef) bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(names ...string) {
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	if d.parent != nil && existed(d.parent) {
+		add(d.parent.known...)
+	}
+	ownNames := func(body []syntax.Stmt) {
+		for _, st := range body {
+			if is, ok := st.(*syntax.IfStmt); ok {
+				for _, b := range branchAssignments([]syntax.Stmt{is}, nil) {
+					add(b.name)
+				}
+				continue
+			}
+			add(assignedNames(st, nil)...)
+		}
+	}
+	ownNames(d.stmt.Body)
+	for _, m := range d.mixins {
+		if m.stmt != nil && existed(m) {
+			ownNames(m.stmt.Body)
+		}
+	}
+	return out
 }
 
 // attrNames returns the declared attributes of the schema's chain, in order.

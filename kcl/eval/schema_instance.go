@@ -235,6 +235,9 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	}
 	f.ls = newLazyScope(refs)
 	f.stmtEnv = envs
+	for _, name := range def.known {
+		f.inst.Set(name, value.Undefined)
+	}
 	for _, name := range f.ls.order {
 		f.inst.Set(name, value.Undefined)
 	}

@@ -186,6 +186,13 @@ type lambdaFn struct {
 	// this is the schema instance being built where the lambda was made:
 	// the lambda reads its attributes as they are when it is called.
 	this *schemaFrame
+	// level is the number of official scopes open where the lambda was made.
+	// 0.12.1 records it as the level of the lambda's own scope, and a
+	// variable found below that level (but above the globals) is read from
+	// the closure when the closure has it: so a lambda made inside a call
+	// and called where fewer scopes are open reads the closure's value of a
+	// name for its own parameter of that name (upstream issue 1919).
+	level int
 }
 
 func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) (value.Value, error) {
@@ -202,7 +209,13 @@ func (in *Interp) makeLambda(e *env, x *syntax.LambdaExpr) (value.Value, error) 
 		}
 		in.lambdaLocals[x] = locals
 	}
-	lf := &lambdaFn{expr: x, env: e, bodyLocals: locals, closure: closureOf(e.locals)}
+	around := e.locals
+	if around == nil && len(in.callLocals) > 0 {
+		// A global statement run by backtracking during a call: 0.12.1's
+		// scopes are one stack, so the lambda closes over the call's variables.
+		around = in.callLocals[len(in.callLocals)-1]
+	}
+	lf := &lambdaFn{expr: x, env: e, bodyLocals: locals, closure: closureOf(around), level: len(in.scopes)}
 	if fr, ok := in.topFrame(); ok {
 		lf.this = fr.f
 	}
@@ -225,6 +238,13 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	} else if len(args) > 0 {
 		return nil, errorAt(lineOnly(x.Pos()), errkind.Evaluation, "expected 0 positional arguments, found %d", len(args))
 	}
+	if len(in.scopes) < lf.level && lf.closure != nil {
+		for name := range vars {
+			if v, ok := lf.closure.get(name); ok {
+				vars[name] = v
+			}
+		}
+	}
 	c := *lf.env
 	le := &c
 	if lf.closure != nil {
@@ -237,7 +257,8 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	// Undefined (see lookup).
 	le.locals.unset = lf.bodyLocals
 	in.lambdaDepth++
-	defer func() { in.lambdaDepth-- }()
+	in.callLocals = append(in.callLocals, le.locals)
+	defer func() { in.lambdaDepth--; in.callLocals = in.callLocals[:len(in.callLocals)-1] }()
 	defer in.leaveScope(in.enterScope())
 	if lf.this != nil {
 		in.frameStack = append(in.frameStack, frameRef{f: lf.this})

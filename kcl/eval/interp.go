@@ -61,6 +61,8 @@ type Interp struct {
 	// defSeq counts schema definitions; schemaDefs finds a statement's.
 	defSeq     int
 	schemaDefs map[*syntax.SchemaStmt]*schemaDef
+	// callLocals are the variables of the lambda calls under way.
+	callLocals []*locals
 	// schemaStack and exprStack count schemas being built and schema
 	// expressions being evaluated: required attributes are checked only on
 	// top-level instances.
@@ -438,10 +440,10 @@ func (in *Interp) evalPackage(p *pkgState) error {
 	// A package is evaluated as the official engine imports it, before the
 	// importer's statements run: none of the importer's schemas, setters or
 	// lambda calls is under way for it.
-	frames, backtrack, targets, depth, scopes := in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes
-	in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes = nil, nil, nil, 0, nil
+	frames, backtrack, targets, depth, scopes, calls := in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes, in.callLocals
+	in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes, in.callLocals = nil, nil, nil, 0, nil, nil
 	defer func() {
-		in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes = frames, backtrack, targets, depth, scopes
+		in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes, in.callLocals = frames, backtrack, targets, depth, scopes, calls
 	}()
 	ls := p.global
 	for i, r := range ls.stmts {

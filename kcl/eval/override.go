@@ -8,7 +8,8 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
-// applyOverrides applies -O specs (`[pkg:]a.b.c=value`, `a.b-` to delete) to
+// applyOverrides applies -O specs (`a.b.c=value`, `a.b:value` to union,
+// `a.b+=value` to insert, `a.b-` to delete) to
 // the main package's statements before it runs, as the official engine edits
 // the program: values that depend on an overridden one are recomputed.
 func (in *Interp) applyOverrides(p *pkgState) error {
@@ -61,33 +62,68 @@ type override struct {
 	parts []string
 	text  string
 	del   bool
+	// op is the spec's operation: `=`, `:` or `+=`.
+	op syntax.ConfigEntryOperation
 	// file is the file of the value's nodes: none for the run, the
 	// printer's mark for the file written back.
 	file string
 }
 
-// parseOverride reads spec for package pkgPath: nil when it is another
-// package's.
+// parseOverride reads spec as 0.12.1's parse_override_spec: split at the
+// first `=`, `:` or `+=` outside brackets, braces and string literals (the
+// operation), else a trailing `-` deletes; an empty path or value is an
+// invalid spec. The error is nil with a nil override for none.
 func parseOverride(spec, pkgPath string) (*override, error) {
-	s := spec
-	if i := strings.Index(s, ":"); i >= 0 && !strings.ContainsAny(s[:i], "=.") {
-		if pkg := s[:i]; pkg != "" && pkg != pkgPath {
-			return nil, nil // overrides of other packages are not supported
+	invalid := &Error{Kind: errkind.Plain, Msg: fmt.Sprintf("Invalid spec format '%s', expected <field_path>=<filed_value>, <field_path>:<filed_value>, <field_path>+=<filed_value> or <field_path>-", spec)}
+	if path, text, op, ok := splitOverrideSpec(spec); ok {
+		path, text = strings.TrimSpace(path), strings.TrimSpace(text)
+		if path == "" || text == "" {
+			return nil, invalid
 		}
-		s = s[i+1:]
+		return &override{parts: strings.Split(path, "."), text: text, op: op}, nil
 	}
-	var path, text string
-	del := false
-	if strings.HasSuffix(s, "-") && !strings.Contains(s, "=") {
-		path, del = strings.TrimSuffix(s, "-"), true
-	} else {
-		var ok bool
-		path, text, ok = strings.Cut(s, "=")
-		if !ok || path == "" || text == "" {
-			return nil, &Error{Kind: errkind.Plain, Msg: fmt.Sprintf("Invalid spec format '%s', expected <field_path>=<filed_value>, <field_path>:<filed_value>, <field_path>+=<filed_value> or <field_path>-", spec)}
+	if path, ok := strings.CutSuffix(spec, "-"); ok && strings.TrimSpace(path) != "" {
+		return &override{parts: strings.Split(strings.TrimSpace(path), "."), del: true, op: syntax.OpOverride}, nil
+	}
+	return nil, invalid
+}
+
+// splitOverrideSpec is 0.12.1's split_override_spec_op.
+func splitOverrideSpec(spec string) (path, value string, op syntax.ConfigEntryOperation, ok bool) {
+	depth := 0
+	for i := 0; i < len(spec); i++ {
+		switch c := spec[i]; {
+		case c == '=' && depth == 0:
+			return spec[:i], spec[i+1:], syntax.OpOverride, true
+		case c == ':' && depth == 0:
+			return spec[:i], spec[i+1:], syntax.OpUnion, true
+		case c == '+' && depth == 0 && i+1 < len(spec) && spec[i+1] == '=':
+			return spec[:i], spec[i+2:], syntax.OpInsert, true
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			if depth > 0 {
+				depth--
+			}
+		case c == '"' || c == '\'':
+			// A string literal is skipped to its closing quote (an
+			// unescaped one; not an empty literal).
+			if i+1 < len(spec) && spec[i+1] == c {
+				break
+			}
+			for j := i + 1; j < len(spec); j++ {
+				if spec[j] == '\\' {
+					j++
+					continue
+				}
+				if spec[j] == c {
+					i = j
+					break
+				}
+			}
 		}
 	}
-	return &override{parts: strings.Split(path, "."), text: text, del: del}, nil
+	return "", "", syntax.OpOverride, false
 }
 
 func applyOverride(p *pkgState, spec string) error {
@@ -117,17 +153,34 @@ func (o *override) apply(stmts []syntax.Stmt) ([]syntax.Stmt, bool) {
 		}
 		found = true
 		if len(parts) == 1 {
-			if del {
+			switch {
+			case del:
 				body[i] = nil
-			} else if as, ok := st.(*syntax.AssignStmt); ok {
-				c := *as
-				c.Value = placed(text, as.Value, o.file)
-				body[i] = &c
+			case o.op != syntax.OpOverride:
+				// A union or insert that applies to nothing leaves the
+				// statement, and the name counts as not found.
+				if c, ok := o.combineStmt(st); ok {
+					body[i] = c
+				} else {
+					found = false
+				}
+			default:
+				if as, ok := st.(*syntax.AssignStmt); ok {
+					c := *as
+					c.Value = placed(text, as.Value, o.file)
+					body[i] = &c
+				}
 			}
 			continue
 		}
 		if cfg := schemaOrConfig(st); cfg != nil {
-			body[i] = replaceConfig(st, overrideConfig(cfg, parts[1:], text, del, o.file))
+			mk := func(at syntax.Node) syntax.Expr {
+				if at == nil {
+					return overrideValue(text, o.file)
+				}
+				return placed(text, at, o.file)
+			}
+			body[i] = replaceConfig(st, overrideConfig(cfg, parts[1:], mk, o.op, del, o.file))
 		}
 	}
 	kept := body[:0]
@@ -144,11 +197,132 @@ func (o *override) apply(stmts []syntax.Stmt) ([]syntax.Stmt, bool) {
 			for _, n := range parts[1:] {
 				names = append(names, &syntax.Name{Value: n})
 			}
-			v = &syntax.ConfigExpr{Items: []*syntax.ConfigEntry{{Key: &syntax.Identifier{Names: names}, Value: v, Operation: syntax.OpOverride}}}
+			v = &syntax.ConfigExpr{Items: []*syntax.ConfigEntry{{Key: &syntax.Identifier{Names: names}, Value: v, Operation: o.op}}}
 		}
-		body = append(body, &syntax.AssignStmt{Targets: []*syntax.Target{{Name: &syntax.Name{Value: parts[0]}}}, Value: v})
+		target := &syntax.Target{Name: &syntax.Name{Value: parts[0]}}
+		// A name no statement sets gets one of the spec's operation:
+		// `name += v`, `name: S {…}` for a schema value, else `name = v`.
+		if se, ok := v.(*syntax.SchemaExpr); ok && o.op == syntax.OpUnion {
+			body = append(body, &syntax.UnificationStmt{Target: &syntax.Identifier{Names: []*syntax.Name{target.Name}}, Value: se})
+		} else if o.op == syntax.OpInsert {
+			body = append(body, &syntax.AugAssignStmt{Target: target, Value: v, Op: syntax.AugAdd})
+		} else {
+			body = append(body, &syntax.AssignStmt{Targets: []*syntax.Target{target}, Value: v})
+		}
 	}
 	return body, found || !del
+}
+
+// combineStmt is the statement st setting the override's name with the
+// spec's union or insert applied to its value (0.12.1's
+// override_top_level_stmt); st itself when neither applies.
+func (o *override) combineStmt(st syntax.Stmt) (syntax.Stmt, bool) {
+	switch s := st.(type) {
+	case *syntax.AssignStmt:
+		v, ok := combine(s.Value, placed(o.text, s.Value, o.file), o.op, o.file)
+		if !ok {
+			return st, false
+		}
+		c := *s
+		c.Value = v
+		return &c, true
+	case *syntax.UnificationStmt:
+		// A unification takes a schema value only.
+		v, ok := combine(s.Value, placed(o.text, s.Value, o.file), o.op, o.file)
+		se, isSchema := v.(*syntax.SchemaExpr)
+		if !ok || !isSchema {
+			return st, false
+		}
+		c := *s
+		c.Value = se
+		return &c, true
+	}
+	return st, false
+}
+
+// combine applies value to old with operation op as 0.12.1's override does:
+// a union merges a config (or a config of the same schema) into old's
+// config, entry by entry, and replaces anything else; an insert appends a
+// list's items to old's list; an override replaces old. ok is false when
+// nothing applies.
+func combine(old, value syntax.Expr, op syntax.ConfigEntryOperation, file string) (syntax.Expr, bool) {
+	switch op {
+	case syntax.OpUnion:
+		switch v := value.(type) {
+		case *syntax.ConfigExpr:
+			switch x := old.(type) {
+			case *syntax.SchemaExpr:
+				if cfg, ok := x.Config.(*syntax.ConfigExpr); ok {
+					c := *x
+					c.Config = mergeConfig(cfg, v, file)
+					return &c, true
+				}
+			case *syntax.ConfigExpr:
+				return mergeConfig(x, v, file), true
+			}
+			return old, false
+		case *syntax.SchemaExpr:
+			x, ok := old.(*syntax.SchemaExpr)
+			if !ok || x.Name == nil || v.Name == nil || x.Name.Name() != v.Name.Name() {
+				return old, false
+			}
+			cfg, ok1 := x.Config.(*syntax.ConfigExpr)
+			merged, ok2 := v.Config.(*syntax.ConfigExpr)
+			if !ok1 || !ok2 {
+				return old, false
+			}
+			c := *x
+			c.Config = mergeConfig(cfg, merged, file)
+			return &c, true
+		}
+		return value, true
+	case syntax.OpInsert:
+		l, ok1 := value.(*syntax.ListExpr)
+		x, ok2 := old.(*syntax.ListExpr)
+		if !ok1 || !ok2 {
+			return old, false
+		}
+		c := *x
+		c.Elts = append(append([]syntax.Expr(nil), x.Elts...), l.Elts...)
+		return &c, true
+	}
+	return value, true
+}
+
+// mergeConfig is 0.12.1's merge_config_expr: each entry of merged is set in
+// cfg by its key's path with its own operation; `**` and `if` entries are
+// appended.
+func mergeConfig(cfg, merged *syntax.ConfigExpr, file string) *syntax.ConfigExpr {
+	out := cfg
+	for _, it := range merged.Items {
+		names := ctxKeyParts(it.Key)
+		if len(names) == 0 {
+			c := *out
+			c.Items = append(append([]*syntax.ConfigEntry(nil), out.Items...), it)
+			out = &c
+			continue
+		}
+		v := it.Value
+		mk := func(at syntax.Node) syntax.Expr { return v }
+		out = overrideConfig(out, names, mk, it.Operation, false, file)
+	}
+	return out
+}
+
+// ctxKeyParts are the names of a config key's path (a dotted name or a
+// string); none for `**` and `if` entries.
+func ctxKeyParts(k syntax.Expr) []string {
+	switch k := k.(type) {
+	case *syntax.Identifier:
+		names := make([]string, len(k.Names))
+		for i, n := range k.Names {
+			names[i] = n.Value
+		}
+		return names
+	case *syntax.StringLit:
+		return []string{k.Value}
+	}
+	return nil
 }
 
 // overrideValue is a new expression for an override's text, as the official
@@ -258,7 +432,7 @@ func replaceConfig(st syntax.Stmt, cfg *syntax.ConfigExpr) syntax.Stmt {
 }
 
 // overrideConfig returns a copy of cfg with path set to val (or deleted).
-func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool, file string) *syntax.ConfigExpr {
+func overrideConfig(cfg *syntax.ConfigExpr, path []string, mk func(at syntax.Node) syntax.Expr, op syntax.ConfigEntryOperation, del bool, file string) *syntax.ConfigExpr {
 	c := *cfg
 	c.Items = append([]*syntax.ConfigEntry(nil), cfg.Items...)
 	key := path[0]
@@ -283,8 +457,16 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool
 				continue
 			}
 			ne := *it
-			ne.Value = placed(text, it, file)
-			ne.Operation = syntax.OpOverride
+			if op == syntax.OpOverride {
+				ne.Value = mk(it)
+				ne.Operation = syntax.OpOverride
+			} else if v, ok := combine(it.Value, mk(it), op, file); ok {
+				ne.Value = v
+			} else {
+				// Nothing applies: the path is added as if absent.
+				found = false
+				continue
+			}
 			c.Items[i] = &ne
 			continue
 		}
@@ -302,7 +484,7 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool
 		}
 		found = true
 		ne := *it
-		nc := overrideConfig(inner, path[1:], text, del, file)
+		nc := overrideConfig(inner, path[1:], mk, op, del, file)
 		if se, ok := it.Value.(*syntax.SchemaExpr); ok {
 			s2 := *se
 			s2.Config = nc
@@ -318,7 +500,7 @@ func overrideConfig(cfg *syntax.ConfigExpr, path []string, text string, del bool
 		for i, n := range path {
 			names[i] = &syntax.Name{Value: n}
 		}
-		c.Items = append(c.Items, &syntax.ConfigEntry{Key: &syntax.Identifier{Names: names}, Value: overrideValue(text, file), Operation: syntax.OpOverride})
+		c.Items = append(c.Items, &syntax.ConfigEntry{Key: &syntax.Identifier{Names: names}, Value: mk(nil), Operation: op})
 	}
 	return &c
 }

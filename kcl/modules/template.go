@@ -1,6 +1,9 @@
 package modules
 
 import (
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -194,14 +197,35 @@ func applyWhitespaceRules(toks []tplToken) {
 }
 
 type tplNode struct {
-	text     string
-	tag      *tplToken
-	block    string    // helper name for blocks
-	pos      *tplToken // the block's opening tag
-	arg      string
-	body     []*tplNode
-	inverse  []*tplNode
-	isInvert bool
+	text    string
+	expr    *tplExpr  // an expression tag, or a block's opening expression
+	pos     *tplToken // the tag, for errors
+	raw     bool      // an expression tag printed unescaped
+	block   bool
+	body    []*tplNode
+	inverse []*tplNode
+}
+
+// tplExpr is a tag's expression as handlebars-rust parses it: a helper name or
+// path, its parameters and hash, and a block's parameters (as |item index|).
+type tplExpr struct {
+	name        string
+	sub         *tplExpr // {{(helper x)}}: the expression is a subexpression
+	params      []*tplParam
+	hash        []tplHashArg
+	blockParams []string
+}
+
+type tplParam struct {
+	lit   value.Value
+	isLit bool
+	path  string
+	sub   *tplExpr
+}
+
+type tplHashArg struct {
+	key   string
+	value *tplParam
 }
 
 func tplParse(toks []tplToken) ([]*tplNode, error) {
@@ -218,9 +242,13 @@ func tplParse(toks []tplToken) ([]*tplNode, error) {
 				*cur = append(*cur, &tplNode{text: t.text})
 			case strings.HasPrefix(t.text, "!"):
 			case strings.HasPrefix(t.text, "#"):
-				name, a, _ := strings.Cut(strings.TrimSpace(t.text[1:]), " ")
-				n := &tplNode{block: name, arg: strings.TrimSpace(a), pos: &t}
-				b, inv, err := parse(name)
+				n := &tplNode{block: true, pos: &t}
+				e, err := tplParseExpr(strings.TrimSpace(t.text[1:]))
+				if err != nil {
+					return nil, nil, err
+				}
+				n.expr = e
+				b, inv, err := parse(n.expr.name)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -234,8 +262,16 @@ func tplParse(toks []tplToken) ([]*tplNode, error) {
 			case t.text == "else":
 				cur = &inverse
 			default:
+				text, raw := t.text, t.triple
+				if strings.HasPrefix(text, "&") {
+					text, raw = strings.TrimSpace(text[1:]), true
+				}
+				e, err := tplParseExpr(text)
+				if err != nil {
+					return nil, nil, err
+				}
 				tt := t
-				*cur = append(*cur, &tplNode{tag: &tt})
+				*cur = append(*cur, &tplNode{expr: e, pos: &tt, raw: raw})
 			}
 		}
 		if closing != "" {
@@ -247,12 +283,199 @@ func tplParse(toks []tplToken) ([]*tplNode, error) {
 	return body, err
 }
 
-type tplScope struct {
-	ctx    value.Value
-	parent *tplScope
-	vars   map[string]value.Value
+// tplExprScanner reads one tag's expression.
+type tplExprScanner struct {
+	s string
+	i int
 }
 
+func (sc *tplExprScanner) skipSpace() {
+	for sc.i < len(sc.s) && strings.IndexByte(" \t\r\n", sc.s[sc.i]) >= 0 {
+		sc.i++
+	}
+}
+
+func (sc *tplExprScanner) more() bool { return sc.i < len(sc.s) && sc.s[sc.i] != ')' }
+
+// word reads a name or path up to whitespace, a parenthesis or '=' ('[…]' segments may hold any of them).
+func (sc *tplExprScanner) word() string {
+	start := sc.i
+	for sc.i < len(sc.s) {
+		c := sc.s[sc.i]
+		if c == '[' {
+			if j := strings.IndexByte(sc.s[sc.i:], ']'); j >= 0 {
+				sc.i += j + 1
+				continue
+			}
+		}
+		if strings.IndexByte(" \t\r\n()=|", c) >= 0 {
+			break
+		}
+		sc.i++
+	}
+	return sc.s[start:sc.i]
+}
+
+func tplParseExpr(s string) (*tplExpr, error) {
+	sc := &tplExprScanner{s: s}
+	e, err := sc.exprLine(false)
+	if err != nil {
+		return nil, err
+	}
+	sc.skipSpace()
+	if sc.i < len(sc.s) {
+		return nil, evalErr("render template failed: invalid expression %q", s)
+	}
+	return e, nil
+}
+
+// exprLine reads a name or subexpression, then parameters, hash arguments and block parameters.
+func (sc *tplExprScanner) exprLine(inSub bool) (*tplExpr, error) {
+	sc.skipSpace()
+	e := &tplExpr{}
+	if sc.i < len(sc.s) && sc.s[sc.i] == '(' {
+		p, err := sc.param()
+		if err != nil {
+			return nil, err
+		}
+		e.sub = p.sub
+	} else {
+		e.name = sc.word()
+		if e.name == "" {
+			return nil, evalErr("render template failed: invalid expression %q", sc.s)
+		}
+	}
+	for {
+		sc.skipSpace()
+		if !sc.more() {
+			return e, nil
+		}
+		if !inSub && strings.HasPrefix(sc.s[sc.i:], "as") {
+			rest := strings.TrimLeft(sc.s[sc.i+2:], " \t\r\n")
+			if strings.HasPrefix(rest, "|") {
+				names, tail, ok := strings.Cut(rest[1:], "|")
+				if !ok {
+					return nil, evalErr("render template failed: invalid block parameters %q", sc.s)
+				}
+				e.blockParams = strings.Fields(names)
+				sc.i = len(sc.s) - len(tail)
+				continue
+			}
+		}
+		start := sc.i
+		if c := sc.s[sc.i]; c != '(' && c != '"' && c != '\'' {
+			key := sc.word()
+			if sc.i < len(sc.s) && sc.s[sc.i] == '=' {
+				sc.i++
+				sc.skipSpace()
+				v, err := sc.param()
+				if err != nil {
+					return nil, err
+				}
+				e.hash = append(e.hash, tplHashArg{key: key, value: v})
+				continue
+			}
+			sc.i = start
+		}
+		p, err := sc.param()
+		if err != nil {
+			return nil, err
+		}
+		e.params = append(e.params, p)
+	}
+}
+
+func (sc *tplExprScanner) param() (*tplParam, error) {
+	if sc.i >= len(sc.s) {
+		return nil, evalErr("render template failed: invalid expression %q", sc.s)
+	}
+	switch c := sc.s[sc.i]; c {
+	case '(':
+		sc.i++
+		e, err := sc.exprLine(true)
+		if err != nil {
+			return nil, err
+		}
+		sc.skipSpace()
+		if sc.i >= len(sc.s) || sc.s[sc.i] != ')' {
+			return nil, evalErr("render template failed: unclosed subexpression %q", sc.s)
+		}
+		sc.i++
+		return &tplParam{sub: e}, nil
+	case '"', '\'':
+		var b strings.Builder
+		for j := sc.i + 1; j < len(sc.s); j++ {
+			switch sc.s[j] {
+			case '\\':
+				if j+1 < len(sc.s) {
+					j++
+					b.WriteByte(tplUnescape(sc.s[j]))
+				}
+				continue
+			case c:
+				sc.i = j + 1
+				return &tplParam{lit: value.Str(b.String()), isLit: true}, nil
+			}
+			b.WriteByte(sc.s[j])
+		}
+		return nil, evalErr("render template failed: unclosed string %q", sc.s)
+	}
+	w := sc.word()
+	if w == "" {
+		return nil, evalErr("render template failed: invalid expression %q", sc.s)
+	}
+	switch w {
+	case "true", "false":
+		return &tplParam{lit: value.Bool(w == "true"), isLit: true}, nil
+	case "null":
+		return &tplParam{lit: value.None, isLit: true}, nil
+	}
+	if n, ok := tplNumber(w); ok {
+		return &tplParam{lit: n, isLit: true}, nil
+	}
+	return &tplParam{path: w}, nil
+}
+
+func tplUnescape(c byte) byte {
+	switch c {
+	case 'n':
+		return '\n'
+	case 't':
+		return '\t'
+	case 'r':
+		return '\r'
+	}
+	return c
+}
+
+// tplNumber reads handlebars-rust's number literal: -?digits(.digits)?(E-?digits)?, an integer
+// when it has neither fraction nor exponent.
+func tplNumber(w string) (value.Value, bool) {
+	s := strings.TrimPrefix(w, "-")
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return nil, false
+	}
+	if i, err := strconv.ParseInt(w, 10, 64); err == nil {
+		return value.Int(i), true
+	}
+	if strings.ContainsAny(w, "xXpPe_") || strings.Contains(w, "Inf") || strings.Contains(w, "NaN") {
+		return nil, false
+	}
+	f, err := strconv.ParseFloat(w, 64)
+	if err != nil {
+		return nil, false
+	}
+	return value.Float(f), true
+}
+
+type tplScope struct {
+	ctx         value.Value
+	parent      *tplScope
+	vars        map[string]value.Value
+	blockParams map[string]value.Value
+}
+
+// lookup resolves a path; nil means missing.
 func (s *tplScope) lookup(path string) value.Value {
 	path = strings.TrimSpace(path)
 	sc := s
@@ -262,27 +485,40 @@ func (s *tplScope) lookup(path string) value.Value {
 			sc = sc.parent
 		}
 	}
-	if strings.HasPrefix(path, "@") {
+	var cur value.Value
+	switch {
+	case path == "@root" || strings.HasPrefix(path, "@root.") || strings.HasPrefix(path, "@root/"):
+		for sc.parent != nil {
+			sc = sc.parent
+		}
+		cur, path = sc.ctx, strings.TrimLeft(path[len("@root"):], "./")
+		if path == "" {
+			return cur
+		}
+	case strings.HasPrefix(path, "@"):
 		for x := sc; x != nil; x = x.parent {
 			if v, ok := x.vars[path]; ok {
 				return v
 			}
 		}
-		if path == "@root" {
-			for sc.parent != nil {
-				sc = sc.parent
-			}
-			return sc.ctx
-		}
 		return nil
+	case path == "this" || path == ".":
+		return sc.ctx
+	default:
+		path = strings.TrimPrefix(strings.TrimPrefix(path, "this."), "./")
+		cur = sc.ctx
+		first, _, _ := strings.Cut(path, ".")
+		for x := sc; x != nil; x = x.parent {
+			if v, ok := x.blockParams[first]; ok {
+				cur, path = v, strings.TrimPrefix(path[len(first):], ".")
+				if path == "" {
+					return cur
+				}
+				break
+			}
+		}
 	}
-	cur := sc.ctx
-	if path == "this" || path == "." {
-		return cur
-	}
-	path = strings.TrimPrefix(strings.TrimPrefix(path, "this."), "./")
-	path = strings.ReplaceAll(path, "/", ".")
-	for _, part := range strings.Split(path, ".") {
+	for _, part := range tplSegments(path) {
 		switch c := cur.(type) {
 		case *value.Dict:
 			v, ok := c.Get(part)
@@ -315,6 +551,28 @@ func (s *tplScope) lookup(path string) value.Value {
 	return cur
 }
 
+// tplSegments splits a path at '.' and '/', a '[…]' segment taken whole.
+func tplSegments(path string) []string {
+	var parts []string
+	for path != "" {
+		if path[0] == '[' {
+			if j := strings.IndexByte(path, ']'); j >= 0 {
+				parts = append(parts, path[1:j])
+				path = strings.TrimLeft(path[j+1:], "./")
+				continue
+			}
+		}
+		i := strings.IndexAny(path, "./")
+		if i < 0 {
+			parts = append(parts, path)
+			break
+		}
+		parts = append(parts, path[:i])
+		path = path[i+1:]
+	}
+	return parts
+}
+
 // tplRender renders a value as handlebars-rust's JsonRender does.
 func tplRender(v value.Value) string {
 	switch x := v.(type) {
@@ -344,108 +602,330 @@ func tplRender(v value.Value) string {
 	return ""
 }
 
-func tplTruthy(v value.Value) bool {
-	switch x := v.(type) {
-	case nil, value.NoneType, value.UndefinedType:
-		return false
-	case *value.Schema:
-		return x.Config.Len() > 0
-	}
-	return v.Truth()
-}
-
 // HTMLEscape escapes like handlebars' html_escape.
 func HTMLEscape(s string) string {
 	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#x27;", "`", "&#x60;", "=", "&#x3D;")
 	return r.Replace(s)
 }
 
+// tplRenderErr is handlebars-rust's RenderError at the tag's line and column.
+func tplRenderErr(t *tplToken, reason string) error {
+	return evalErr("render template failed: RenderError { template_name: Some(\"template\"), line_no: Some(%d), column_no: Some(%d), reason: %s, unimplemented: false }", t.line, t.col, reason)
+}
+
+// tplValueHelpers are handlebars-rust's helpers that compute a value; the names
+// are their parameters, as handlebars_helper! reports them missing.
+var tplValueHelpers = map[string][]string{
+	"eq": {"x", "y"}, "ne": {"x", "y"}, "gt": {"x", "y"}, "gte": {"x", "y"}, "lt": {"x", "y"}, "lte": {"x", "y"},
+	"and": {"x", "y"}, "or": {"x", "y"}, "not": {"x"}, "len": {"x"}, "lookup": nil,
+}
+
+// tplEvalParam evaluates a parameter; nil is a missing value.
+func tplEvalParam(p *tplParam, sc *tplScope, at *tplToken) (value.Value, error) {
+	switch {
+	case p.isLit:
+		return p.lit, nil
+	case p.sub != nil:
+		return tplEvalSub(p.sub, sc, at)
+	}
+	return sc.lookup(p.path), nil
+}
+
+// tplEvalSub evaluates a subexpression: a helper's value, or a path's.
+func tplEvalSub(e *tplExpr, sc *tplScope, at *tplToken) (value.Value, error) {
+	if e.sub != nil {
+		return tplEvalSub(e.sub, sc, at)
+	}
+	params, err := tplEvalParams(e, sc, at)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := tplValueHelpers[e.name]; ok {
+		return tplCallValueHelper(e.name, params, at)
+	}
+	if tplHelpers[e.name] {
+		if err := tplCheckBlockParam(e.name, params, at); err != nil {
+			return nil, err
+		}
+		return nil, nil
+	}
+	if len(e.params) > 0 || len(e.hash) > 0 {
+		return nil, helperNotFound(at, e.name)
+	}
+	return sc.lookup(e.name), nil
+}
+
+// tplEvalParams evaluates the parameters, then the hash, as handlebars-rust does before calling a helper.
+func tplEvalParams(e *tplExpr, sc *tplScope, at *tplToken) ([]value.Value, error) {
+	params := make([]value.Value, len(e.params))
+	for i, p := range e.params {
+		v, err := tplEvalParam(p, sc, at)
+		if err != nil {
+			return nil, err
+		}
+		params[i] = v
+	}
+	for _, h := range e.hash {
+		if _, err := tplEvalParam(h.value, sc, at); err != nil {
+			return nil, err
+		}
+	}
+	return params, nil
+}
+
+// tplCheckBlockParam checks the parameter if, unless, each and with need (unless is if's negation).
+func tplCheckBlockParam(name string, params []value.Value, at *tplToken) error {
+	switch name {
+	case "if", "unless", "each", "with":
+		if len(params) == 0 {
+			if name == "unless" {
+				name = "if"
+			}
+			return tplRenderErr(at, fmt.Sprintf("ParamNotFoundForIndex(%q, 0)", name))
+		}
+	}
+	return nil
+}
+
+// tplCallValueHelper computes a built-in helper of handlebars-rust: the comparisons take
+// i64 (gt, gte, lt, lte) or any JSON (eq, ne), and, or and not JSON truthiness, len the
+// length of an array, object or string (in bytes), lookup an array's index or an object's key.
+func tplCallValueHelper(name string, params []value.Value, at *tplToken) (value.Value, error) {
+	if name == "lookup" {
+		if len(params) < 2 {
+			return nil, tplRenderErr(at, fmt.Sprintf("ParamNotFoundForIndex(\"lookup\", %d)", len(params)))
+		}
+		switch c := params[0].(type) {
+		case *value.List:
+			if i, ok := params[1].(value.Int); ok && i >= 0 && int(i) < len(c.Elems) {
+				return c.Elems[i], nil
+			}
+		case *value.Dict, *value.Schema:
+			d, _ := value.AsDict(c)
+			if k, ok := params[1].(value.Str); ok {
+				if v, ok := d.Get(string(k)); ok {
+					return v, nil
+				}
+			}
+		}
+		return nil, nil
+	}
+	names := tplValueHelpers[name]
+	ints := make([]int64, len(names))
+	for i, pn := range names {
+		if i >= len(params) {
+			return nil, tplRenderErr(at, fmt.Sprintf("ParamNotFoundForName(%q, %q)", name, pn))
+		}
+		switch name {
+		case "gt", "gte", "lt", "lte":
+			n, ok := params[i].(value.Int)
+			if !ok {
+				return nil, tplRenderErr(at, fmt.Sprintf("ParamTypeMismatchForName(%q, %q, \"i64\")", name, pn))
+			}
+			ints[i] = int64(n)
+		}
+	}
+	switch name {
+	case "eq", "ne":
+		eq := tplJSON(params[0]) == tplJSON(params[1])
+		return value.Bool(eq == (name == "eq")), nil
+	case "gt":
+		return value.Bool(ints[0] > ints[1]), nil
+	case "gte":
+		return value.Bool(ints[0] >= ints[1]), nil
+	case "lt":
+		return value.Bool(ints[0] < ints[1]), nil
+	case "lte":
+		return value.Bool(ints[0] <= ints[1]), nil
+	case "and":
+		return value.Bool(tplTruthy(params[0], false) && tplTruthy(params[1], false)), nil
+	case "or":
+		return value.Bool(tplTruthy(params[0], false) || tplTruthy(params[1], false)), nil
+	case "not":
+		return value.Bool(!tplTruthy(params[0], false)), nil
+	case "len":
+		switch x := params[0].(type) {
+		case *value.List:
+			return value.Int(len(x.Elems)), nil
+		case *value.Dict, *value.Schema:
+			d, _ := value.AsDict(x)
+			return value.Int(d.Len()), nil
+		case value.Str:
+			return value.Int(len(x)), nil
+		}
+		return value.Int(0), nil
+	}
+	return nil, nil
+}
+
+// tplJSON is a value as the JSON handlebars-rust compares: keys sorted, a missing value null.
+func tplJSON(v value.Value) string {
+	if v == nil {
+		return "null"
+	}
+	return value.EncodeJSON(v, value.JSONOptions{SortKeys: true})
+}
+
+// tplTruthy is handlebars-rust's JsonTruthy: zero is false unless includeZero, empty strings,
+// arrays and objects are false.
+func tplTruthy(v value.Value, includeZero bool) bool {
+	switch x := v.(type) {
+	case nil, value.NoneType, value.UndefinedType:
+		return false
+	case value.Int, value.Float, value.Unit:
+		return includeZero || x.Truth()
+	case *value.Schema:
+		return x.Config.Len() > 0
+	}
+	return v.Truth()
+}
+
+// tplSortedEntries is a dict's or schema's entries in the order of the JSON
+// handlebars-rust iterates (serde_json's sorted map).
+func tplSortedEntries(v value.Value) []value.Entry {
+	d, _ := value.AsDict(v)
+	entries := slices.Clone(d.Entries())
+	slices.SortStableFunc(entries, func(a, b value.Entry) int { return strings.Compare(a.Key, b.Key) })
+	return entries
+}
+
 func tplExec(b *strings.Builder, nodes []*tplNode, sc *tplScope) error {
 	for _, n := range nodes {
+		var err error
 		switch {
-		case n.tag != nil:
-			t := n.tag
-			text := t.text
-			raw := t.triple
-			if strings.HasPrefix(text, "&") {
-				text, raw = strings.TrimSpace(text[1:]), true
-			}
-			name, hasArgs := text, false
-			if i := strings.IndexAny(text, " \t\r\n"); i >= 0 {
-				name, hasArgs = text[:i], true
-			}
-			// A helper's name wins over the data's key of that name.
-			if name == "raw" || name == "log" {
-				continue
-			}
-			if hasArgs && !tplHelpers[name] && !strings.ContainsAny(name, "./") {
-				return helperNotFound(t, name)
-			}
-			s := tplRender(sc.lookup(text))
-			if !raw {
-				s = HTMLEscape(s)
-			}
-			b.WriteString(s)
-		case n.block != "":
-			v := sc.lookup(n.arg)
-			switch n.block {
-			case "raw":
-				if err := tplExec(b, n.body, sc); err != nil {
-					return err
-				}
-			case "if", "unless":
-				cond := tplTruthy(v)
-				if n.block == "unless" {
-					cond = !cond
-				}
-				body := n.body
-				if !cond {
-					body = n.inverse
-				}
-				if err := tplExec(b, body, sc); err != nil {
-					return err
-				}
-			case "with":
-				if !tplTruthy(v) {
-					if err := tplExec(b, n.inverse, sc); err != nil {
-						return err
-					}
-					continue
-				}
-				if err := tplExec(b, n.body, &tplScope{ctx: v, parent: sc}); err != nil {
-					return err
-				}
-			case "each":
-				any := false
-				switch c := v.(type) {
-				case *value.List:
-					for i, e := range c.Elems {
-						any = true
-						vars := map[string]value.Value{"@index": value.Int(i), "@first": value.Bool(i == 0), "@last": value.Bool(i == len(c.Elems)-1)}
-						if err := tplExec(b, n.body, &tplScope{ctx: e, parent: sc, vars: vars}); err != nil {
-							return err
-						}
-					}
-				case *value.Dict, *value.Schema:
-					d, _ := value.AsDict(c)
-					for i, e := range d.Entries() {
-						any = true
-						vars := map[string]value.Value{"@key": value.Str(e.Key), "@index": value.Int(i), "@first": value.Bool(i == 0), "@last": value.Bool(i == d.Len()-1)}
-						if err := tplExec(b, n.body, &tplScope{ctx: e.Value, parent: sc, vars: vars}); err != nil {
-							return err
-						}
-					}
-				}
-				if !any {
-					if err := tplExec(b, n.inverse, sc); err != nil {
-						return err
-					}
-				}
-			default:
-				return helperNotFound(n.pos, n.block)
-			}
+		case n.block:
+			err = tplExecBlock(b, n, sc)
+		case n.expr != nil:
+			err = tplExecExpr(b, n, sc)
 		default:
 			b.WriteString(n.text)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func tplExecExpr(b *strings.Builder, n *tplNode, sc *tplScope) error {
+	e := n.expr
+	var v value.Value
+	switch {
+	case e.sub != nil:
+		x, err := tplEvalSub(e.sub, sc, n.pos)
+		if err != nil {
+			return err
+		}
+		v = x
+	case tplHelpers[e.name]:
+		// A helper's name wins over the data's key of that name.
+		x, err := tplEvalSub(e, sc, n.pos)
+		if err != nil {
+			return err
+		}
+		v = x
+	case len(e.params) > 0 || len(e.hash) > 0:
+		if !strings.ContainsAny(e.name, "./") {
+			return helperNotFound(n.pos, e.name)
+		}
+		v = sc.lookup(e.name)
+	default:
+		v = sc.lookup(e.name)
+	}
+	s := tplRender(v)
+	if !n.raw {
+		s = HTMLEscape(s)
+	}
+	b.WriteString(s)
+	return nil
+}
+
+func tplExecBlock(b *strings.Builder, n *tplNode, sc *tplScope) error {
+	e := n.expr
+	if !tplHelpers[e.name] {
+		return helperNotFound(n.pos, e.name)
+	}
+	params, err := tplEvalParams(e, sc, n.pos)
+	if err != nil {
+		return err
+	}
+	if _, ok := tplValueHelpers[e.name]; ok {
+		// A value helper called as a block prints its value; its body is not rendered.
+		v, err := tplCallValueHelper(e.name, params, n.pos)
+		if err != nil {
+			return err
+		}
+		b.WriteString(HTMLEscape(tplRender(v)))
+		return nil
+	}
+	if err := tplCheckBlockParam(e.name, params, n.pos); err != nil {
+		return err
+	}
+	switch e.name {
+	case "raw":
+		return tplExec(b, n.body, sc)
+	case "log":
+		return nil
+	case "if", "unless":
+		includeZero := false
+		for _, h := range e.hash {
+			if h.key == "includeZero" {
+				v, _ := tplEvalParam(h.value, sc, n.pos)
+				includeZero = tplTruthy(v, false)
+			}
+		}
+		cond := tplTruthy(params[0], includeZero)
+		if e.name == "unless" {
+			cond = !cond
+		}
+		if cond {
+			return tplExec(b, n.body, sc)
+		}
+		return tplExec(b, n.inverse, sc)
+	case "with":
+		v := params[0]
+		if !tplTruthy(v, false) {
+			return tplExec(b, n.inverse, sc)
+		}
+		inner := &tplScope{ctx: v, parent: sc}
+		if len(e.blockParams) > 0 {
+			inner.blockParams = map[string]value.Value{e.blockParams[0]: v}
+		}
+		return tplExec(b, n.body, inner)
+	case "each":
+		any := false
+		bind := func(inner *tplScope, item, index value.Value) {
+			if len(e.blockParams) > 0 {
+				inner.blockParams = map[string]value.Value{e.blockParams[0]: item}
+				if len(e.blockParams) > 1 {
+					inner.blockParams[e.blockParams[1]] = index
+				}
+			}
+		}
+		switch c := params[0].(type) {
+		case *value.List:
+			for i, el := range c.Elems {
+				any = true
+				inner := &tplScope{ctx: el, parent: sc, vars: map[string]value.Value{"@index": value.Int(i), "@first": value.Bool(i == 0), "@last": value.Bool(i == len(c.Elems)-1)}}
+				bind(inner, el, value.Int(i))
+				if err := tplExec(b, n.body, inner); err != nil {
+					return err
+				}
+			}
+		case *value.Dict, *value.Schema:
+			entries := tplSortedEntries(c)
+			for i, en := range entries {
+				any = true
+				// handlebars-rust gives an object's entries @key, @first and @last, no @index.
+				inner := &tplScope{ctx: en.Value, parent: sc, vars: map[string]value.Value{"@key": value.Str(en.Key), "@first": value.Bool(i == 0), "@last": value.Bool(i == len(entries)-1)}}
+				bind(inner, en.Value, value.Str(en.Key))
+				if err := tplExec(b, n.body, inner); err != nil {
+					return err
+				}
+			}
+		}
+		if !any {
+			return tplExec(b, n.inverse, sc)
 		}
 	}
 	return nil

@@ -99,7 +99,7 @@ func TestTemplate(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 	data := v.DictOf("v", v.NewList([]v.Value{v.DictOf("a", v.Int(1)), v.DictOf("a", v.Int(2))}), "p", v.NewList([]v.Value{v.Str("x"), v.Str("y")}), "h", v.Str("<b>"))
-	got, _ = ExecuteTemplate("{{#each v}}\n{{this.a}}\n{{/each}}\n{{this.v}} {{p}} {{h}} {{{h}}} [{{raw h}}]{{#each p}}{{@index}}{{.}}{{/each}}", data)
+	got, _ = ExecuteTemplate("{{#each v}}\n{{this.a}}\n{{/each}}\n{{this.v}} {{p}} {{h}} {{{h}}} [{{raw h}}]{{#each p}}{{@index}}{{this}}{{/each}}", data)
 	if want := "1\n2\n[[object], [object]] [x, y] &lt;b&gt; <b> []0x1y"; got != want {
 		t.Errorf("got %q", got)
 	}

@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -24,6 +25,9 @@ type tplToken struct {
 	triple    bool
 	rawBlock  bool // {{{{name}}}} or {{{{/name}}}}: its body is text, its leading whitespace dropped
 	line, col int  // where the tag starts (1-based, in characters), for handlebars-rust's errors
+	off       int  // where the tag starts (in bytes)
+	bodyOff   int  // where text starts (in bytes), for syntax errors
+	unclosed  bool // a tag the template ends in: its text runs to the end
 	trimLeft  bool
 	trimRight bool
 }
@@ -41,7 +45,8 @@ func tplLex(tmpl string) ([]tplToken, error) {
 			toks = append(toks, tplToken{text: src[:i]})
 		}
 		src = src[i:]
-		line, col := tplPos(tmpl, len(tmpl)-len(src))
+		off := len(tmpl) - len(src)
+		line, col := tplPos(tmpl, off)
 		if strings.HasPrefix(src, "{{{{") {
 			j := strings.Index(src, "}}}}")
 			if j < 0 {
@@ -55,7 +60,7 @@ func tplLex(tmpl string) ([]tplToken, error) {
 				return nil, evalErr("render template failed: unclosed block %s", name)
 			}
 			body := src[j+4 : j+4+k]
-			toks = append(toks, tplToken{tag: true, rawBlock: true, text: "#" + inner, line: line, col: col},
+			toks = append(toks, tplToken{tag: true, rawBlock: true, text: "#" + inner, line: line, col: col, off: off, bodyOff: off + 4 + strings.Index(src[4:j], inner) - 1},
 				tplToken{text: body},
 				tplToken{tag: true, rawBlock: true, text: "/" + name})
 			src = src[j+4+k+len(end):]
@@ -70,18 +75,20 @@ func tplLex(tmpl string) ([]tplToken, error) {
 		if strings.HasPrefix(body, "!--") {
 			close = "--}}"
 		}
-		j := strings.Index(body, close)
-		if j < 0 {
-			return nil, evalErr("render template failed: unclosed tag")
+		t := tplToken{tag: true, triple: triple, line: line, col: col, off: off, bodyOff: off + len(open)}
+		if j := strings.Index(body, close); j >= 0 {
+			t.text, src = body[:j], body[j+len(close):]
+		} else {
+			t.text, t.unclosed, src = body, true, ""
 		}
-		t := tplToken{tag: true, triple: triple, text: body[:j], line: line, col: col}
-		src = body[j+len(close):]
 		if strings.HasPrefix(t.text, "~") {
 			t.trimLeft, t.text = true, t.text[1:]
+			t.bodyOff++
 		}
-		if strings.HasSuffix(t.text, "~") {
+		if strings.HasSuffix(t.text, "~") && !t.unclosed {
 			t.trimRight, t.text = true, t.text[:len(t.text)-1]
 		}
+		t.bodyOff += len(t.text) - len(strings.TrimLeft(t.text, " \t\r\n"))
 		t.text = strings.TrimSpace(t.text)
 		toks = append(toks, t)
 	}
@@ -228,65 +235,161 @@ type tplHashArg struct {
 	value *tplParam
 }
 
-func tplParse(toks []tplToken) ([]*tplNode, error) {
-	pos := 0
-	var parse func(closing string) ([]*tplNode, []*tplNode, error)
-	parse = func(closing string) ([]*tplNode, []*tplNode, error) {
-		var body, inverse []*tplNode
-		cur := &body
-		for pos < len(toks) {
-			t := toks[pos]
-			pos++
-			switch {
-			case !t.tag:
-				*cur = append(*cur, &tplNode{text: t.text})
-			case strings.HasPrefix(t.text, "!"):
-			case strings.HasPrefix(t.text, "#"):
-				n := &tplNode{block: true, pos: &t}
-				e, err := tplParseExpr(strings.TrimSpace(t.text[1:]))
-				if err != nil {
-					return nil, nil, err
-				}
-				n.expr = e
-				b, inv, err := parse(n.expr.name)
-				if err != nil {
-					return nil, nil, err
-				}
-				n.body, n.inverse = b, inv
-				*cur = append(*cur, n)
-			case strings.HasPrefix(t.text, "/"):
-				if strings.TrimSpace(t.text[1:]) != closing {
-					return nil, nil, evalErr("render template failed: unexpected closing tag %s", t.text)
-				}
-				return body, inverse, nil
-			case t.text == "else":
-				cur = &inverse
-			default:
-				text, raw := t.text, t.triple
-				if strings.HasPrefix(text, "&") {
-					text, raw = strings.TrimSpace(text[1:]), true
-				}
-				e, err := tplParseExpr(text)
-				if err != nil {
-					return nil, nil, err
-				}
-				tt := t
-				*cur = append(*cur, &tplNode{expr: e, pos: &tt, raw: raw})
-			}
-		}
-		if closing != "" {
-			return nil, nil, evalErr("render template failed: unclosed block %s", closing)
-		}
-		return body, inverse, nil
-	}
-	body, _, err := parse("")
-	return body, err
+// tplSyntaxError is handlebars-rust's TemplateError: pest's complaint, or a block closed by
+// another name's tag, at a byte offset of the template.
+type tplSyntaxError struct {
+	off    int
+	reason string
 }
 
-// tplExprScanner reads one tag's expression.
+func (e *tplSyntaxError) Error() string { return e.reason }
+
+func tplInvalidSyntax(off int, expected ...string) *tplSyntaxError {
+	list := expected[len(expected)-1]
+	if n := len(expected); n > 1 {
+		list = strings.Join(expected[:n-1], ", ")
+		if n > 2 {
+			list += ","
+		}
+		list += " or " + expected[n-1]
+	}
+	return &tplSyntaxError{off: off, reason: fmt.Sprintf("InvalidSyntax(%q)", "expected "+list)}
+}
+
+// tplTemplateError renders handlebars-rust's TemplateError with its segment: the lines
+// around the error, numbered from 0, and under the error's line a ruler whose '^'
+// stands at the byte index equal to the 1-based column.
+func tplTemplateError(tmpl string, e *tplSyntaxError) error {
+	line, col := tplPos(tmpl, e.off)
+	var seg strings.Builder
+	lines := strings.Split(strings.TrimSuffix(tmpl, "\n"), "\n")
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if i < line-3 || i > line+3 {
+			continue
+		}
+		fmt.Fprintf(&seg, "%4d | %s\n", i, l)
+		if i == line-1 {
+			seg.WriteString("     |")
+			for c := range len(l) {
+				if c == col {
+					seg.WriteByte('^')
+				} else {
+					seg.WriteByte('-')
+				}
+			}
+			seg.WriteByte('\n')
+		}
+	}
+	return evalErr("register template failed: TemplateError { reason: %s, template_name: Some(\"template\"), line_no: Some(%d), column_no: Some(%d), segment: Some(\"%s\") }",
+		e.reason, line, col, tplDebugEscape(seg.String()))
+}
+
+// tplDebugEscape escapes a string as Rust's Debug does inside its quotes.
+func tplDebugEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s)
+}
+
+// tplParse builds the tree as handlebars-rust's grammar does: a closing tag closes the
+// innermost block whatever its name (a mismatch is reported once the whole template
+// parsed), {{else}} or {{^}} starts a block's inverse once, {{else helper …}} chains.
+func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
+	type frame struct {
+		open    *tplNode // the block's opening node, whose name its closing tag must repeat
+		tail    *tplNode // the last block of an else chain
+		cur     *[]*tplNode
+		sawElse bool
+	}
+	root := &tplNode{}
+	stack := []*frame{{cur: &root.body}}
+	var mismatch error
+	for i := range toks {
+		t := &toks[i]
+		top := stack[len(stack)-1]
+		inBlock := len(stack) > 1 && !top.sawElse
+		text, base := t.text, t.bodyOff
+		switch {
+		case !t.tag:
+			*top.cur = append(*top.cur, &tplNode{text: t.text})
+		case strings.HasPrefix(text, "!"):
+		case strings.HasPrefix(text, "#"):
+			e, err := tplParseExpr(t, text[1:], base+1, tplModeBlock, inBlock)
+			if err != nil {
+				return nil, err
+			}
+			n := &tplNode{block: true, pos: t, expr: e}
+			*top.cur = append(*top.cur, n)
+			stack = append(stack, &frame{open: n, tail: n, cur: &n.body})
+		case strings.HasPrefix(text, "/"):
+			if len(stack) == 1 {
+				return nil, tplInvalidSyntax(base, tplStartExpected(t, false)...)
+			}
+			if name := strings.TrimSpace(text[1:]); name != top.open.expr.name && mismatch == nil {
+				mismatch = &tplSyntaxError{off: t.off, reason: fmt.Sprintf("MismatchingClosedHelper(%q, %q)", top.open.expr.name, name)}
+			}
+			stack = stack[:len(stack)-1]
+		case text == "else" || text == "^":
+			if !inBlock {
+				return nil, &tplSyntaxError{off: base, reason: `InvalidSyntax("unexpected invert_tag_item; expected leading_tilde_to_omit_whitespace")`}
+			}
+			top.sawElse, top.cur = true, &top.tail.inverse
+		case strings.HasPrefix(text, "else ") && inBlock:
+			e, err := tplParseExpr(t, text[len("else "):], base+len("else "), tplModeBlock, inBlock)
+			if err != nil {
+				return nil, err
+			}
+			n := &tplNode{block: true, pos: t, expr: e}
+			top.tail.inverse = append(top.tail.inverse, n)
+			top.tail, top.cur = n, &n.body
+		case strings.HasPrefix(text, "^"):
+			name := tplIdentPrefix(text[1:])
+			return nil, tplInvalidSyntax(base+1+len(name), "keywords")
+		default:
+			raw := t.triple
+			if strings.HasPrefix(text, "&") {
+				raw, text, base = true, text[1:], base+1
+			}
+			e, err := tplParseExpr(t, text, base, tplModeExpr, inBlock)
+			if err != nil {
+				return nil, err
+			}
+			*top.cur = append(*top.cur, &tplNode{expr: e, pos: t, raw: raw})
+		}
+	}
+	if len(stack) > 1 {
+		return nil, tplInvalidSyntax(tmplLen, "escape", "expression", "html_expression", "decorator_expression", "partial_expression",
+			"invert_tag", "invert_chain_tag", "helper_block_start", "helper_block_end", "decorator_block_start", "partial_block_start",
+			"raw_block_start", "hbs_comment", "hbs_comment_compact")
+	}
+	if mismatch != nil {
+		return nil, mismatch
+	}
+	return root.body, nil
+}
+
+// tplStartExpected is what pest expects where a tag's expression should start.
+func tplStartExpected(t *tplToken, inBlock bool) []string {
+	exp := []string{"identifier", "subexpression"}
+	if !t.trimLeft {
+		exp = append(exp, "leading_tilde_to_omit_whitespace")
+	}
+	if inBlock {
+		exp = append(exp, "invert_tag_item")
+	}
+	return append(exp, "path_inline")
+}
+
+const (
+	tplModeExpr = iota
+	tplModeBlock
+	tplModeSub
+)
+
+// tplExprScanner reads one tag's expression; base is the template offset of s[0].
 type tplExprScanner struct {
-	s string
-	i int
+	s    string
+	i    int
+	base int
 }
 
 func (sc *tplExprScanner) skipSpace() {
@@ -295,145 +398,245 @@ func (sc *tplExprScanner) skipSpace() {
 	}
 }
 
-func (sc *tplExprScanner) more() bool { return sc.i < len(sc.s) && sc.s[sc.i] != ')' }
+func tplIsSymbolChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '$' || c >= 0x80
+}
 
-// word reads a name or path up to whitespace, a parenthesis or '=' ('[…]' segments may hold any of them).
-func (sc *tplExprScanner) word() string {
-	start := sc.i
-	for sc.i < len(sc.s) {
-		c := sc.s[sc.i]
-		if c == '[' {
-			if j := strings.IndexByte(sc.s[sc.i:], ']'); j >= 0 {
-				sc.i += j + 1
-				continue
-			}
-		}
-		if strings.IndexByte(" \t\r\n()=|", c) >= 0 {
+func tplIdentPrefix(s string) string {
+	i := 0
+	for i < len(s) && tplIsSymbolChar(s[i]) {
+		i++
+	}
+	return s[:i]
+}
+
+// tplPathPrefix is the longest path handlebars-rust's path_inline reads at the start of s:
+// ./ or this., @root., @, ../ repeated, then names or [raw] keys joined by . or /.
+func tplPathPrefix(s string) string {
+	i := 0
+	switch {
+	case strings.HasPrefix(s, "./"):
+		i = 2
+	case strings.HasPrefix(s, "this.") || strings.HasPrefix(s, "this/"):
+		i = 5
+	}
+	if strings.HasPrefix(s[i:], "@root.") || strings.HasPrefix(s[i:], "@root/") {
+		i += 6
+	}
+	if strings.HasPrefix(s[i:], "@") {
+		i++
+	}
+	for strings.HasPrefix(s[i:], "../") {
+		i += 3
+	}
+	end := tplPathItem(s, i)
+	if end < 0 {
+		return ""
+	}
+	for end < len(s) && (s[end] == '.' || s[end] == '/') {
+		next := tplPathItem(s, end+1)
+		if next < 0 {
 			break
 		}
-		sc.i++
+		end = next
 	}
-	return sc.s[start:sc.i]
+	return s[:end]
 }
 
-func tplParseExpr(s string) (*tplExpr, error) {
-	sc := &tplExprScanner{s: s}
-	e, err := sc.exprLine(false)
-	if err != nil {
-		return nil, err
+// tplPathItem is the end of the name or [raw] key at s[i:], or -1.
+func tplPathItem(s string, i int) int {
+	if strings.HasPrefix(s[i:], "[") {
+		j := strings.IndexByte(s[i:], ']')
+		if j < 0 {
+			return -1
+		}
+		return i + j + 1
 	}
-	sc.skipSpace()
-	if sc.i < len(sc.s) {
-		return nil, evalErr("render template failed: invalid expression %q", s)
+	id := tplIdentPrefix(s[i:])
+	if id == "" {
+		return -1
 	}
-	return e, nil
+	return i + len(id)
 }
 
-// exprLine reads a name or subexpression, then parameters, hash arguments and block parameters.
-func (sc *tplExprScanner) exprLine(inSub bool) (*tplExpr, error) {
+func (sc *tplExprScanner) errAt(expected ...string) error {
+	return tplInvalidSyntax(sc.base+sc.i, expected...)
+}
+
+// tplParseExpr reads a tag's expression. An expression tag is a helper's identifier with
+// parameters, or one name (a path or subexpression); a block's name is an identifier.
+func tplParseExpr(t *tplToken, s string, base int, mode int, inBlock bool) (*tplExpr, error) {
+	sc := &tplExprScanner{s: s, base: base}
 	sc.skipSpace()
 	e := &tplExpr{}
-	if sc.i < len(sc.s) && sc.s[sc.i] == '(' {
-		p, err := sc.param()
+	var afterName []string // what pest expects after the name when it fails there
+	switch mode {
+	case tplModeBlock:
+		afterName = []string{"identifier", "helper_parameter", "block_param", "trailing_tilde_to_omit_whitespace"}
+	default:
+		afterName = []string{"identifier", "helper_parameter", "trailing_tilde_to_omit_whitespace"}
+	}
+	if sc.i < len(sc.s) && sc.s[sc.i] == '(' && mode == tplModeExpr {
+		p, err := sc.param(afterName)
 		if err != nil {
 			return nil, err
 		}
 		e.sub = p.sub
-	} else {
-		e.name = sc.word()
-		if e.name == "" {
-			return nil, evalErr("render template failed: invalid expression %q", sc.s)
+		sc.skipSpace()
+		if sc.i < len(sc.s) || t.unclosed {
+			return nil, sc.errAt("trailing_tilde_to_omit_whitespace")
 		}
+		return e, nil
 	}
+	id := tplIdentPrefix(sc.s[sc.i:])
+	path := tplPathPrefix(sc.s[sc.i:])
+	if mode == tplModeBlock || len(path) <= len(id) {
+		if id == "" {
+			return nil, sc.errAt(tplStartExpected(t, inBlock)...)
+		}
+		e.name = id
+		sc.i += len(id)
+		if err := sc.args(e, afterName, mode == tplModeBlock); err != nil {
+			return nil, err
+		}
+		if t.unclosed {
+			return nil, sc.errAt(afterName...)
+		}
+		return e, nil
+	}
+	if path == "" {
+		return nil, sc.errAt(tplStartExpected(t, inBlock)...)
+	}
+	e.name = path
+	sc.i += len(path)
+	sc.skipSpace()
+	if sc.i < len(sc.s) || t.unclosed {
+		return nil, sc.errAt("trailing_tilde_to_omit_whitespace")
+	}
+	return e, nil
+}
+
+// args reads parameters, hash arguments and (for a block) block parameters up to the end or ')'.
+func (sc *tplExprScanner) args(e *tplExpr, afterName []string, blockParams bool) error {
 	for {
 		sc.skipSpace()
-		if !sc.more() {
-			return e, nil
+		if sc.i >= len(sc.s) || sc.s[sc.i] == ')' {
+			return nil
 		}
-		if !inSub && strings.HasPrefix(sc.s[sc.i:], "as") {
+		if blockParams && strings.HasPrefix(sc.s[sc.i:], "as") {
 			rest := strings.TrimLeft(sc.s[sc.i+2:], " \t\r\n")
 			if strings.HasPrefix(rest, "|") {
 				names, tail, ok := strings.Cut(rest[1:], "|")
 				if !ok {
-					return nil, evalErr("render template failed: invalid block parameters %q", sc.s)
+					return sc.errAt(afterName...)
 				}
 				e.blockParams = strings.Fields(names)
 				sc.i = len(sc.s) - len(tail)
 				continue
 			}
 		}
-		start := sc.i
-		if c := sc.s[sc.i]; c != '(' && c != '"' && c != '\'' {
-			key := sc.word()
-			if sc.i < len(sc.s) && sc.s[sc.i] == '=' {
-				sc.i++
+		if id := tplIdentPrefix(sc.s[sc.i:]); id != "" {
+			j := sc.i + len(id)
+			for j < len(sc.s) && strings.IndexByte(" \t\r\n", sc.s[j]) >= 0 {
+				j++
+			}
+			if j < len(sc.s) && sc.s[j] == '=' {
+				sc.i = j + 1
 				sc.skipSpace()
-				v, err := sc.param()
+				v, err := sc.param([]string{"helper_parameter"})
 				if err != nil {
-					return nil, err
+					return err
 				}
-				e.hash = append(e.hash, tplHashArg{key: key, value: v})
+				e.hash = append(e.hash, tplHashArg{key: id, value: v})
 				continue
 			}
-			sc.i = start
 		}
-		p, err := sc.param()
+		p, err := sc.param(afterName)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		e.params = append(e.params, p)
 	}
 }
 
-func (sc *tplExprScanner) param() (*tplParam, error) {
+// param reads a literal, a path or a subexpression; failing, pest expects what is given.
+func (sc *tplExprScanner) param(expected []string) (*tplParam, error) {
 	if sc.i >= len(sc.s) {
-		return nil, evalErr("render template failed: invalid expression %q", sc.s)
+		return nil, sc.errAt(expected...)
 	}
-	switch c := sc.s[sc.i]; c {
+	rest := sc.s[sc.i:]
+	switch c := rest[0]; c {
 	case '(':
 		sc.i++
-		e, err := sc.exprLine(true)
-		if err != nil {
-			return nil, err
+		sc.skipSpace()
+		e := &tplExpr{}
+		id := tplIdentPrefix(sc.s[sc.i:])
+		path := tplPathPrefix(sc.s[sc.i:])
+		if len(path) > len(id) {
+			e.name = path
+			sc.i += len(path)
+		} else if id != "" {
+			e.name = id
+			sc.i += len(id)
+			if err := sc.args(e, []string{"identifier", "helper_parameter"}, false); err != nil {
+				return nil, err
+			}
+		} else {
+			return nil, sc.errAt("identifier", "path_inline")
 		}
 		sc.skipSpace()
 		if sc.i >= len(sc.s) || sc.s[sc.i] != ')' {
-			return nil, evalErr("render template failed: unclosed subexpression %q", sc.s)
+			return nil, sc.errAt("identifier", "helper_parameter")
 		}
 		sc.i++
 		return &tplParam{sub: e}, nil
 	case '"', '\'':
 		var b strings.Builder
-		for j := sc.i + 1; j < len(sc.s); j++ {
-			switch sc.s[j] {
+		for j := 1; j < len(rest); j++ {
+			switch rest[j] {
 			case '\\':
-				if j+1 < len(sc.s) {
+				if j+1 < len(rest) {
 					j++
-					b.WriteByte(tplUnescape(sc.s[j]))
+					b.WriteByte(tplUnescape(rest[j]))
 				}
 				continue
 			case c:
-				sc.i = j + 1
+				sc.i += j + 1
 				return &tplParam{lit: value.Str(b.String()), isLit: true}, nil
 			}
-			b.WriteByte(sc.s[j])
+			b.WriteByte(rest[j])
 		}
-		return nil, evalErr("render template failed: unclosed string %q", sc.s)
+		return nil, sc.errAt(expected...)
 	}
-	w := sc.word()
-	if w == "" {
-		return nil, evalErr("render template failed: invalid expression %q", sc.s)
+	word := tplIdentPrefix(rest)
+	if strings.HasPrefix(rest, "-") || rest[0] >= '0' && rest[0] <= '9' {
+		// a number literal: digits with a fraction or exponent, not followed by a name's character
+		j := len(word)
+		for j < len(rest) && (rest[j] == '.' || rest[j] == 'E' || rest[j] == '-' || tplIsSymbolChar(rest[j])) {
+			j++
+		}
+		if n, ok := tplNumber(rest[:j]); ok {
+			sc.i += j
+			return &tplParam{lit: n, isLit: true}, nil
+		}
 	}
-	switch w {
+	switch word {
 	case "true", "false":
-		return &tplParam{lit: value.Bool(w == "true"), isLit: true}, nil
+		sc.i += len(word)
+		return &tplParam{lit: value.Bool(word == "true"), isLit: true}, nil
 	case "null":
+		sc.i += len(word)
 		return &tplParam{lit: value.None, isLit: true}, nil
 	}
-	if n, ok := tplNumber(w); ok {
-		return &tplParam{lit: n, isLit: true}, nil
+	path := tplPathPrefix(rest)
+	if path == "" {
+		return nil, sc.errAt(expected...)
 	}
-	return &tplParam{path: w}, nil
+	sc.i += len(path)
+	if sc.i < len(sc.s) && strings.IndexByte(" \t\r\n)", sc.s[sc.i]) < 0 {
+		return nil, sc.errAt(expected...)
+	}
+	return &tplParam{path: path}, nil
 }
 
 func tplUnescape(c byte) byte {
@@ -938,7 +1141,11 @@ func ExecuteTemplate(tmpl string, data value.Value) (string, error) {
 		return "", err
 	}
 	applyWhitespaceRules(toks)
-	nodes, err := tplParse(toks)
+	nodes, err := tplParse(toks, len(tmpl))
+	var syntaxErr *tplSyntaxError
+	if errors.As(err, &syntaxErr) {
+		return "", tplTemplateError(tmpl, syntaxErr)
+	}
 	if err != nil {
 		return "", err
 	}

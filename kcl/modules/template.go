@@ -699,12 +699,16 @@ func (s *tplScope) lookup(path string) value.Value {
 			return cur
 		}
 	case strings.HasPrefix(path, "@"):
-		for x := sc; x != nil; x = x.parent {
-			if v, ok := x.vars[path]; ok {
-				return v
+		// A block's local variables are its own: @index inside a with in an each is
+		// missing, @../index is the each's.
+		name := path[1:]
+		for strings.HasPrefix(name, "../") {
+			name = name[3:]
+			if sc.parent != nil {
+				sc = sc.parent
 			}
 		}
-		return nil
+		return sc.vars["@"+name]
 	case path == "this" || path == ".":
 		return sc.ctx
 	default:
@@ -951,8 +955,7 @@ func tplCallValueHelper(name string, params []value.Value, at *tplToken) (value.
 		case *value.List:
 			return value.Int(len(x.Elems)), nil
 		case *value.Dict, *value.Schema:
-			d, _ := value.AsDict(x)
-			return value.Int(d.Len()), nil
+			return value.Int(len(tplSortedEntries(x))), nil
 		case value.Str:
 			return value.Int(len(x)), nil
 		}
@@ -978,16 +981,22 @@ func tplTruthy(v value.Value, includeZero bool) bool {
 	case value.Int, value.Float, value.Unit:
 		return includeZero || x.Truth()
 	case *value.Schema:
-		return x.Config.Len() > 0
+		return len(tplSortedEntries(x)) > 0
 	}
 	return v.Truth()
 }
 
-// tplSortedEntries is a dict's or schema's entries in the order of the JSON
+// tplSortedEntries is a dict's or schema's entries as the JSON
 // handlebars-rust iterates (serde_json's sorted map).
 func tplSortedEntries(v value.Value) []value.Entry {
 	d, _ := value.AsDict(v)
-	entries := slices.Clone(d.Entries())
+	var entries []value.Entry
+	for _, en := range d.Entries() {
+		// an optional attribute never set is no key of the JSON
+		if !value.IsUndefined(en.Value) {
+			entries = append(entries, en)
+		}
+	}
 	slices.SortStableFunc(entries, func(a, b value.Entry) int { return strings.Compare(a.Key, b.Key) })
 	return entries
 }

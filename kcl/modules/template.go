@@ -209,6 +209,7 @@ type tplNode struct {
 	pos     *tplToken // the tag, for errors
 	raw     bool      // an expression tag printed unescaped
 	block   bool
+	partial bool // {{> name}} (no partial is registered) or {{#> name}}…{{/name}} (its body renders)
 	body    []*tplNode
 	inverse []*tplNode
 }
@@ -312,6 +313,15 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 		case !t.tag:
 			*top.cur = append(*top.cur, &tplNode{text: t.text})
 		case strings.HasPrefix(text, "!"):
+		case strings.HasPrefix(text, ">") || strings.HasPrefix(text, "#>"):
+			rest := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(text, "#"), ">"))
+			name, _, _ := strings.Cut(rest, " ")
+			n := &tplNode{partial: true, pos: t, expr: &tplExpr{name: name}}
+			*top.cur = append(*top.cur, n)
+			if strings.HasPrefix(text, "#") {
+				n.block = true
+				stack = append(stack, &frame{open: n, tail: n, cur: &n.body})
+			}
 		case strings.HasPrefix(text, "#"):
 			e, err := tplParseExpr(t, text[1:], base+1, tplModeBlock, inBlock)
 			if err != nil {
@@ -325,7 +335,11 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 				return nil, tplInvalidSyntax(base, tplStartExpected(t, false)...)
 			}
 			if name := strings.TrimSpace(text[1:]); name != top.open.expr.name && mismatch == nil {
-				mismatch = &tplSyntaxError{off: t.off, reason: fmt.Sprintf("MismatchingClosedHelper(%q, %q)", top.open.expr.name, name)}
+				kind := "Helper"
+				if top.open.partial {
+					kind = "Decorator"
+				}
+				mismatch = &tplSyntaxError{off: t.off, reason: fmt.Sprintf("MismatchingClosed%s(%q, %q)", kind, top.open.expr.name, name)}
 			}
 			stack = stack[:len(stack)-1]
 		case text == "else" || text == "^":
@@ -345,11 +359,11 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 			name := tplIdentPrefix(text[1:])
 			return nil, tplInvalidSyntax(base+1+len(name), "keywords")
 		default:
-			raw := t.triple
+			raw, mode := t.triple, tplModeExpr
 			if strings.HasPrefix(text, "&") {
-				raw, text, base = true, text[1:], base+1
+				raw, text, base, mode = true, text[1:], base+1, tplModeName
 			}
-			e, err := tplParseExpr(t, text, base, tplModeExpr, inBlock)
+			e, err := tplParseExpr(t, text, base, mode, inBlock)
 			if err != nil {
 				return nil, err
 			}
@@ -382,7 +396,7 @@ func tplStartExpected(t *tplToken, inBlock bool) []string {
 const (
 	tplModeExpr = iota
 	tplModeBlock
-	tplModeSub
+	tplModeName // {{&name}}: a path or subexpression, no parameters
 )
 
 // tplExprScanner reads one tag's expression; base is the template offset of s[0].
@@ -476,7 +490,7 @@ func tplParseExpr(t *tplToken, s string, base int, mode int, inBlock bool) (*tpl
 	default:
 		afterName = []string{"identifier", "helper_parameter", "trailing_tilde_to_omit_whitespace"}
 	}
-	if sc.i < len(sc.s) && sc.s[sc.i] == '(' && mode == tplModeExpr {
+	if sc.i < len(sc.s) && sc.s[sc.i] == '(' && mode != tplModeBlock {
 		p, err := sc.param(afterName)
 		if err != nil {
 			return nil, err
@@ -490,7 +504,7 @@ func tplParseExpr(t *tplToken, s string, base int, mode int, inBlock bool) (*tpl
 	}
 	id := tplIdentPrefix(sc.s[sc.i:])
 	path := tplPathPrefix(sc.s[sc.i:])
-	if mode == tplModeBlock || len(path) <= len(id) {
+	if mode == tplModeBlock || mode == tplModeExpr && len(path) <= len(id) {
 		if id == "" {
 			return nil, sc.errAt(tplStartExpected(t, inBlock)...)
 		}
@@ -690,14 +704,11 @@ func (s *tplScope) lookup(path string) value.Value {
 	}
 	var cur value.Value
 	switch {
-	case path == "@root" || strings.HasPrefix(path, "@root.") || strings.HasPrefix(path, "@root/"):
+	case strings.HasPrefix(path, "@root.") || strings.HasPrefix(path, "@root/"):
 		for sc.parent != nil {
 			sc = sc.parent
 		}
-		cur, path = sc.ctx, strings.TrimLeft(path[len("@root"):], "./")
-		if path == "" {
-			return cur
-		}
+		cur, path = sc.ctx, path[len("@root/"):]
 	case strings.HasPrefix(path, "@"):
 		// A block's local variables are its own: @index inside a with in an each is
 		// missing, @../index is the each's.
@@ -1005,6 +1016,10 @@ func tplExec(b *strings.Builder, nodes []*tplNode, sc *tplScope) error {
 	for _, n := range nodes {
 		var err error
 		switch {
+		case n.partial && n.block:
+			err = tplExec(b, n.body, sc)
+		case n.partial:
+			err = tplRenderErr(n.pos, fmt.Sprintf("PartialNotFound(%q)", n.expr.name))
 		case n.block:
 			err = tplExecBlock(b, n, sc)
 		case n.expr != nil:

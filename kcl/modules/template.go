@@ -49,21 +49,38 @@ func tplLex(tmpl string) ([]tplToken, error) {
 		line, col := tplPos(tmpl, off)
 		if strings.HasPrefix(src, "{{{{") {
 			j := strings.Index(src, "}}}}")
-			if j < 0 {
-				return nil, evalErr("render template failed: unclosed tag")
+			if b := strings.IndexByte(src[4:], '}'); j < 0 || b+4 < j {
+				// the opening tag ends before its four braces: pest wants more of the block's expression there
+				if b < 0 {
+					b = len(src) - 4
+				}
+				return nil, tplInvalidSyntax(off+4+b, "identifier", "helper_parameter", "block_param", "trailing_tilde_to_omit_whitespace")
 			}
 			inner := strings.TrimSpace(src[4:j])
 			name, _, _ := strings.Cut(inner, " ")
-			end := "{{{{/" + name + "}}}}"
-			k := strings.Index(src[j+4:], end)
-			if k < 0 {
-				return nil, evalErr("render template failed: unclosed block %s", name)
+			k, endLen := -1, 0
+			for from := j + 4; ; {
+				e := strings.Index(src[from:], "{{{{/")
+				if e < 0 {
+					return nil, tplInvalidSyntax(len(tmpl), "escape", "raw_block_end")
+				}
+				e += from
+				rest := strings.TrimLeft(src[e+5:], " \t\r\n")
+				if !strings.HasPrefix(rest, name) {
+					from = e + 5
+					continue
+				}
+				after := strings.TrimLeft(rest[len(name):], " \t\r\n")
+				if !strings.HasPrefix(after, "}}}}") {
+					return nil, tplInvalidSyntax(len(tmpl)-len(after), "trailing_tilde_to_omit_whitespace")
+				}
+				k, endLen = e, len(src)-e-len(after)+4
+				break
 			}
-			body := src[j+4 : j+4+k]
 			toks = append(toks, tplToken{tag: true, rawBlock: true, text: "#" + inner, line: line, col: col, off: off, bodyOff: off + 4 + strings.Index(src[4:j], inner) - 1},
-				tplToken{text: body},
+				tplToken{text: src[j+4 : k]},
 				tplToken{tag: true, rawBlock: true, text: "/" + name})
-			src = src[j+4+k+len(end):]
+			src = src[k+endLen:]
 			continue
 		}
 		triple := strings.HasPrefix(src, "{{{")
@@ -239,22 +256,28 @@ type tplHashArg struct {
 // tplSyntaxError is handlebars-rust's TemplateError: pest's complaint, or a block closed by
 // another name's tag, at a byte offset of the template.
 type tplSyntaxError struct {
-	off    int
-	reason string
+	off      int
+	reason   string   // set, or
+	expected []string // pest's InvalidSyntax("expected a, b, or c")
 }
 
-func (e *tplSyntaxError) Error() string { return e.reason }
-
-func tplInvalidSyntax(off int, expected ...string) *tplSyntaxError {
-	list := expected[len(expected)-1]
-	if n := len(expected); n > 1 {
-		list = strings.Join(expected[:n-1], ", ")
+func (e *tplSyntaxError) Error() string {
+	if e.reason != "" {
+		return e.reason
+	}
+	list := e.expected[len(e.expected)-1]
+	if n := len(e.expected); n > 1 {
+		list = strings.Join(e.expected[:n-1], ", ")
 		if n > 2 {
 			list += ","
 		}
-		list += " or " + expected[n-1]
+		list += " or " + e.expected[n-1]
 	}
-	return &tplSyntaxError{off: off, reason: fmt.Sprintf("InvalidSyntax(%q)", "expected "+list)}
+	return fmt.Sprintf("InvalidSyntax(%q)", "expected "+list)
+}
+
+func tplInvalidSyntax(off int, expected ...string) *tplSyntaxError {
+	return &tplSyntaxError{off: off, expected: expected}
 }
 
 // tplTemplateError renders handlebars-rust's TemplateError with its segment: the lines
@@ -283,7 +306,7 @@ func tplTemplateError(tmpl string, e *tplSyntaxError) error {
 		}
 	}
 	return evalErr("register template failed: TemplateError { reason: %s, template_name: Some(\"template\"), line_no: Some(%d), column_no: Some(%d), segment: Some(\"%s\") }",
-		e.reason, line, col, tplDebugEscape(seg.String()))
+		e.Error(), line, col, tplDebugEscape(seg.String()))
 }
 
 // tplDebugEscape escapes a string as Rust's Debug does inside its quotes.
@@ -334,6 +357,14 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 			if len(stack) == 1 {
 				return nil, tplInvalidSyntax(base, tplStartExpected(t, false)...)
 			}
+			if t.unclosed {
+				// pest stops at a lone '}' after the name, else at the end
+				off := tmplLen
+				if i := strings.Index(text, "}"); i >= 0 {
+					off = base + i
+				}
+				return nil, tplInvalidSyntax(off, "trailing_tilde_to_omit_whitespace")
+			}
 			if name := strings.TrimSpace(text[1:]); name != top.open.expr.name && mismatch == nil {
 				kind := "Helper"
 				if top.open.partial {
@@ -342,13 +373,17 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 				mismatch = &tplSyntaxError{off: t.off, reason: fmt.Sprintf("MismatchingClosed%s(%q, %q)", kind, top.open.expr.name, name)}
 			}
 			stack = stack[:len(stack)-1]
-		case text == "else" || text == "^":
+		case (text == "else" || text == "^") && !t.unclosed:
 			if !inBlock {
 				return nil, &tplSyntaxError{off: base, reason: `InvalidSyntax("unexpected invert_tag_item; expected leading_tilde_to_omit_whitespace")`}
 			}
 			top.sawElse, top.cur = true, &top.tail.inverse
 		case strings.HasPrefix(text, "else ") && inBlock:
 			e, err := tplParseExpr(t, text[len("else "):], base+len("else "), tplModeBlock, inBlock)
+			if se, ok := err.(*tplSyntaxError); ok && t.unclosed && se.expected != nil {
+				// in an unclosed chained else, pest also expects a keyword (as)
+				se.expected = append([]string{"keywords"}, se.expected...)
+			}
 			if err != nil {
 				return nil, err
 			}
@@ -1161,12 +1196,15 @@ func tplExecBlock(b *strings.Builder, n *tplNode, sc *tplScope) error {
 // ExecuteTemplate renders a Handlebars template against data.
 func ExecuteTemplate(tmpl string, data value.Value) (string, error) {
 	toks, err := tplLex(tmpl)
+	var syntaxErr *tplSyntaxError
+	if errors.As(err, &syntaxErr) {
+		return "", tplTemplateError(tmpl, syntaxErr)
+	}
 	if err != nil {
 		return "", err
 	}
 	applyWhitespaceRules(toks)
 	nodes, err := tplParse(toks, len(tmpl))
-	var syntaxErr *tplSyntaxError
 	if errors.As(err, &syntaxErr) {
 		return "", tplTemplateError(tmpl, syntaxErr)
 	}

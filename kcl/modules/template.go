@@ -357,15 +357,16 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 			if len(stack) == 1 {
 				return nil, tplInvalidSyntax(base, tplStartExpected(t, false)...)
 			}
-			if t.unclosed {
-				// pest stops at a lone '}' after the name, else at the end
-				off := tmplLen
-				if i := strings.Index(text, "}"); i >= 0 {
-					off = base + i
-				}
-				return nil, tplInvalidSyntax(off, "trailing_tilde_to_omit_whitespace")
+			// the name alone may follow, else pest stops at what follows it (or the end of an unclosed tag)
+			rest := strings.TrimLeft(text[1:], " \t\r\n")
+			name := tplPathPrefix(rest)
+			if after := strings.TrimLeft(rest[len(name):], " \t\r\n"); after != "" {
+				return nil, tplInvalidSyntax(base+len(text)-len(after), "trailing_tilde_to_omit_whitespace")
 			}
-			if name := strings.TrimSpace(text[1:]); name != top.open.expr.name && mismatch == nil {
+			if t.unclosed {
+				return nil, tplInvalidSyntax(tmplLen, "trailing_tilde_to_omit_whitespace")
+			}
+			if name != top.open.expr.name && mismatch == nil {
 				kind := "Helper"
 				if top.open.partial {
 					kind = "Decorator"
@@ -378,8 +379,15 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 				return nil, &tplSyntaxError{off: base, reason: `InvalidSyntax("unexpected invert_tag_item; expected leading_tilde_to_omit_whitespace")`}
 			}
 			top.sawElse, top.cur = true, &top.tail.inverse
-		case strings.HasPrefix(text, "else ") && inBlock:
-			e, err := tplParseExpr(t, text[len("else "):], base+len("else "), tplModeBlock, inBlock)
+		case (strings.HasPrefix(text, "else ") || strings.HasPrefix(text, "^")) && !t.unclosed && !inBlock:
+			// a chained else outside a block, or after its {{else}}
+			return nil, tplInvalidSyntax(base+len(text), "keywords")
+		case strings.HasPrefix(text, "else ") && inBlock, strings.HasPrefix(text, "^") && inBlock && !t.unclosed:
+			skip := len("else ")
+			if text[0] == '^' {
+				skip = 1
+			}
+			e, err := tplParseExpr(t, text[skip:], base+skip, tplModeBlock, inBlock)
 			if se, ok := err.(*tplSyntaxError); ok && t.unclosed && se.expected != nil {
 				// in an unclosed chained else, pest also expects a keyword (as)
 				se.expected = append([]string{"keywords"}, se.expected...)
@@ -387,12 +395,10 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 			if err != nil {
 				return nil, err
 			}
-			n := &tplNode{block: true, pos: t, expr: e}
+			// handlebars-rust reports a chained block's errors at the opening block's tag
+			n := &tplNode{block: true, pos: top.open.pos, expr: e}
 			top.tail.inverse = append(top.tail.inverse, n)
 			top.tail, top.cur = n, &n.body
-		case strings.HasPrefix(text, "^"):
-			name := tplIdentPrefix(text[1:])
-			return nil, tplInvalidSyntax(base+1+len(name), "keywords")
 		default:
 			raw, mode := t.triple, tplModeExpr
 			if strings.HasPrefix(text, "&") {
@@ -406,9 +412,13 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 		}
 	}
 	if len(stack) > 1 {
-		return nil, tplInvalidSyntax(tmplLen, "escape", "expression", "html_expression", "decorator_expression", "partial_expression",
-			"invert_tag", "invert_chain_tag", "helper_block_start", "helper_block_end", "decorator_block_start", "partial_block_start",
+		expected := []string{"escape", "expression", "html_expression", "decorator_expression", "partial_expression"}
+		if !stack[len(stack)-1].sawElse {
+			expected = append(expected, "invert_tag", "invert_chain_tag")
+		}
+		expected = append(expected, "helper_block_start", "helper_block_end", "decorator_block_start", "partial_block_start",
 			"raw_block_start", "hbs_comment", "hbs_comment_compact")
+		return nil, tplInvalidSyntax(tmplLen, expected...)
 	}
 	if mismatch != nil {
 		return nil, mismatch
@@ -615,6 +625,14 @@ func (sc *tplExprScanner) param(expected []string) (*tplParam, error) {
 	}
 	rest := sc.s[sc.i:]
 	switch c := rest[0]; c {
+	case '{':
+		// an object literal, which this subset does not read; after "{{" (an unclosed
+		// tag running into the next) pest wants its string key
+		if strings.HasPrefix(rest, "{{") {
+			sc.i++
+			return nil, sc.errAt("string_literal")
+		}
+		return nil, sc.errAt(expected...)
 	case '(':
 		sc.i++
 		sc.skipSpace()

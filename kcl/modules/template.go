@@ -163,26 +163,12 @@ func applyWhitespaceRules(toks []tplToken) {
 				prevCut = nl + 1
 			}
 		}
-		nextOK, nextCut := true, 0
-		if i+1 < len(toks) {
-			if toks[i+1].tag {
-				nextOK = false
-			} else {
-				n := toks[i+1].text
-				nl := strings.IndexByte(n, '\n')
-				rest := n
-				if nl >= 0 {
-					rest = n[:nl]
-					nextCut = nl + 1
-				} else {
-					nextCut = len(n)
-					if i+2 < len(toks) {
-						nextOK = false
-					}
-				}
-				if strings.Trim(strings.TrimSuffix(rest, "\r"), " \t") != "" {
-					nextOK = false
-				}
+		// handlebars-rust wants a line break after a standalone tag: the end of the template is none
+		nextOK, nextCut := false, 0
+		if i+1 < len(toks) && !toks[i+1].tag {
+			n := toks[i+1].text
+			if nl := strings.IndexByte(n, '\n'); nl >= 0 && strings.Trim(strings.TrimSuffix(n[:nl], "\r"), " \t") == "" {
+				nextOK, nextCut = true, nl+1
 			}
 		}
 		if prevOK && nextOK {

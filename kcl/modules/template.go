@@ -28,6 +28,7 @@ type tplToken struct {
 	off       int  // where the tag starts (in bytes)
 	bodyOff   int  // where text starts (in bytes), for syntax errors
 	unclosed  bool // a tag the template ends in: its text runs to the end
+	end       int  // an unclosed tag's end: the template's length, trailing whitespace included
 	trimLeft  bool
 	trimRight bool
 }
@@ -96,7 +97,7 @@ func tplLex(tmpl string) ([]tplToken, error) {
 		if j := strings.Index(body, close); j >= 0 {
 			t.text, src = body[:j], body[j+len(close):]
 		} else {
-			t.text, t.unclosed, src = body, true, ""
+			t.text, t.unclosed, t.end, src = body, true, len(tmpl), ""
 		}
 		if strings.HasPrefix(t.text, "~") {
 			t.trimLeft, t.text = true, t.text[1:]
@@ -435,6 +436,7 @@ type tplExprScanner struct {
 	s    string
 	i    int
 	base int
+	tok  *tplToken
 }
 
 func (sc *tplExprScanner) skipSpace() {
@@ -505,13 +507,16 @@ func tplPathItem(s string, i int) int {
 }
 
 func (sc *tplExprScanner) errAt(expected ...string) error {
+	if sc.i >= len(sc.s) && sc.tok.unclosed {
+		return tplInvalidSyntax(sc.tok.end, expected...)
+	}
 	return tplInvalidSyntax(sc.base+sc.i, expected...)
 }
 
 // tplParseExpr reads a tag's expression. An expression tag is a helper's identifier with
 // parameters, or one name (a path or subexpression); a block's name is an identifier.
 func tplParseExpr(t *tplToken, s string, base int, mode int, inBlock bool) (*tplExpr, error) {
-	sc := &tplExprScanner{s: s, base: base}
+	sc := &tplExprScanner{s: s, base: base, tok: t}
 	sc.skipSpace()
 	e := &tplExpr{}
 	var afterName []string // what pest expects after the name when it fails there

@@ -506,6 +506,15 @@ func tplPathItem(s string, i int) int {
 	return i + len(id)
 }
 
+// pathEnd fails as pest does on a path's separator with no name after it.
+func (sc *tplExprScanner) pathEnd() error {
+	if sc.i < len(sc.s) && (sc.s[sc.i] == '.' || sc.s[sc.i] == '/') {
+		sc.i++
+		return sc.errAt("path_id")
+	}
+	return nil
+}
+
 func (sc *tplExprScanner) errAt(expected ...string) error {
 	if sc.i >= len(sc.s) && sc.tok.unclosed {
 		return tplInvalidSyntax(sc.tok.end, expected...)
@@ -546,6 +555,11 @@ func tplParseExpr(t *tplToken, s string, base int, mode int, inBlock bool) (*tpl
 		}
 		e.name = id
 		sc.i += len(id)
+		if mode != tplModeBlock {
+			if err := sc.pathEnd(); err != nil {
+				return nil, err
+			}
+		}
 		if err := sc.args(e, afterName, mode == tplModeBlock); err != nil {
 			return nil, err
 		}
@@ -559,6 +573,9 @@ func tplParseExpr(t *tplToken, s string, base int, mode int, inBlock bool) (*tpl
 	}
 	e.name = path
 	sc.i += len(path)
+	if err := sc.pathEnd(); err != nil {
+		return nil, err
+	}
 	sc.skipSpace()
 	if sc.i < len(sc.s) || t.unclosed {
 		return nil, sc.errAt("trailing_tilde_to_omit_whitespace")
@@ -691,6 +708,9 @@ func (sc *tplExprScanner) param(expected []string) (*tplParam, error) {
 		return nil, sc.errAt(expected...)
 	}
 	sc.i += len(path)
+	if err := sc.pathEnd(); err != nil {
+		return nil, err
+	}
 	if sc.i < len(sc.s) && strings.IndexByte(" \t\r\n)", sc.s[sc.i]) < 0 {
 		return nil, sc.errAt(expected...)
 	}
@@ -736,8 +756,9 @@ type tplScope struct {
 	blockParams map[string]value.Value
 }
 
-// lookup resolves a path; nil means missing.
-func (s *tplScope) lookup(path string) value.Value {
+// lookup resolves a path; nil means missing. A name that is no index of an array
+// fails with handlebars-rust's InvalidJsonIndex at the tag.
+func (s *tplScope) lookup(path string, at *tplToken) (value.Value, error) {
 	path = strings.TrimSpace(path)
 	sc := s
 	for strings.HasPrefix(path, "../") {
@@ -763,18 +784,18 @@ func (s *tplScope) lookup(path string) value.Value {
 				sc = sc.parent
 			}
 		}
-		return sc.vars["@"+name]
+		return sc.vars["@"+name], nil
 	case path == "this" || path == ".":
-		return sc.ctx
+		return sc.ctx, nil
 	default:
-		path = strings.TrimPrefix(strings.TrimPrefix(path, "this."), "./")
+		path = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(path, "this."), "this/"), "./")
 		cur = sc.ctx
 		first, _, _ := strings.Cut(path, ".")
 		for x := sc; x != nil; x = x.parent {
 			if v, ok := x.blockParams[first]; ok {
 				cur, path = v, strings.TrimPrefix(path[len(first):], ".")
 				if path == "" {
-					return cur
+					return cur, nil
 				}
 				break
 			}
@@ -785,32 +806,30 @@ func (s *tplScope) lookup(path string) value.Value {
 		case *value.Dict:
 			v, ok := c.Get(part)
 			if !ok {
-				return nil
+				return nil, nil
 			}
 			cur = v
 		case *value.Schema:
 			v, ok := c.Config.Get(part)
 			if !ok {
-				return nil
+				return nil, nil
 			}
 			cur = v
 		case *value.List:
-			i := 0
-			for _, ch := range part {
-				if ch < '0' || ch > '9' {
-					return nil
-				}
-				i = i*10 + int(ch-'0')
+			// Rust's usize::from_str: digits, one leading '+' allowed
+			i, err := strconv.ParseUint(strings.TrimPrefix(part, "+"), 10, 64)
+			if err != nil || strings.HasPrefix(part, "+-") || strings.HasPrefix(part, "++") {
+				return nil, tplRenderErr(at, fmt.Sprintf("InvalidJsonIndex(%q)", part))
 			}
-			if i >= len(c.Elems) {
-				return nil
+			if i >= uint64(len(c.Elems)) {
+				return nil, nil
 			}
 			cur = c.Elems[i]
 		default:
-			return nil
+			return nil, nil
 		}
 	}
-	return cur
+	return cur, nil
 }
 
 // tplSegments splits a path at '.' and '/', a '[…]' segment taken whole.
@@ -890,7 +909,7 @@ func tplEvalParam(p *tplParam, sc *tplScope, at *tplToken) (value.Value, error) 
 	case p.sub != nil:
 		return tplEvalSub(p.sub, sc, at)
 	}
-	return sc.lookup(p.path), nil
+	return sc.lookup(p.path, at)
 }
 
 // tplEvalSub evaluates a subexpression: a helper's value, or a path's.
@@ -914,7 +933,7 @@ func tplEvalSub(e *tplExpr, sc *tplScope, at *tplToken) (value.Value, error) {
 	if len(e.params) > 0 || len(e.hash) > 0 {
 		return nil, helperNotFound(at, e.name)
 	}
-	return sc.lookup(e.name), nil
+	return sc.lookup(e.name, at)
 }
 
 // tplEvalParams evaluates the parameters, then the hash, as handlebars-rust does before calling a helper.
@@ -1099,9 +1118,13 @@ func tplExecExpr(b *strings.Builder, n *tplNode, sc *tplScope) error {
 		if !strings.ContainsAny(e.name, "./") {
 			return helperNotFound(n.pos, e.name)
 		}
-		v = sc.lookup(e.name)
+		fallthrough
 	default:
-		v = sc.lookup(e.name)
+		x, err := sc.lookup(e.name, n.pos)
+		if err != nil {
+			return err
+		}
+		v = x
 	}
 	s := tplRender(v)
 	if !n.raw {

@@ -94,7 +94,7 @@ func tplLex(tmpl string) ([]tplToken, error) {
 			close = "--}}"
 		}
 		t := tplToken{tag: true, triple: triple, line: line, col: col, off: off, bodyOff: off + len(open)}
-		if j := strings.Index(body, close); j >= 0 {
+		if j := tplCloseIndex(body, close); j >= 0 {
 			t.text, src = body[:j], body[j+len(close):]
 		} else {
 			t.text, t.unclosed, t.end, src = body, true, len(tmpl), ""
@@ -111,6 +111,37 @@ func tplLex(tmpl string) ([]tplToken, error) {
 		toks = append(toks, t)
 	}
 	return toks, nil
+}
+
+// tplCloseIndex finds a tag's close: outside string literals and an object literal's braces,
+// so {{eq a "}}"}} and {{eq d {}}} end where handlebars-rust's grammar ends them. A comment
+// ends at the first close.
+func tplCloseIndex(body, close string) int {
+	if strings.HasPrefix(body, "!") {
+		return strings.Index(body, close)
+	}
+	depth := 0
+	var quote byte
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		switch {
+		case quote != 0:
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '{':
+			depth++
+		case c == '}' && depth > 0:
+			depth--
+		case depth == 0 && strings.HasPrefix(body[i:], close):
+			return i
+		}
+	}
+	return -1
 }
 
 func tplPos(tmpl string, off int) (line, col int) {
@@ -634,13 +665,22 @@ func (sc *tplExprScanner) param(expected []string) (*tplParam, error) {
 	rest := sc.s[sc.i:]
 	switch c := rest[0]; c {
 	case '{':
-		// an object literal, which this subset does not read; after "{{" (an unclosed
-		// tag running into the next) pest wants its string key
+		if v, n, ok := tplJSONLiteral(rest); ok {
+			sc.i += n
+			return &tplParam{lit: v, isLit: true}, nil
+		}
+		// after "{{" (an unclosed tag running into the next) pest wants the object's string key
 		if strings.HasPrefix(rest, "{{") {
 			sc.i++
 			return nil, sc.errAt("string_literal")
 		}
 		return nil, sc.errAt(expected...)
+	case '[':
+		// an array literal, else a path's [raw] key
+		if v, n, ok := tplJSONLiteral(rest); ok {
+			sc.i += n
+			return &tplParam{lit: v, isLit: true}, nil
+		}
 	case '(':
 		sc.i++
 		sc.skipSpace()
@@ -715,6 +755,126 @@ func (sc *tplExprScanner) param(expected []string) (*tplParam, error) {
 		return nil, sc.errAt(expected...)
 	}
 	return &tplParam{path: path}, nil
+}
+
+// tplJSONLiteral reads handlebars-rust's literal at the start of s: a string, number,
+// true, false, null, or an array or object of literals; it returns the bytes read.
+func tplJSONLiteral(s string) (value.Value, int, bool) {
+	i := 0
+	space := func() {
+		for i < len(s) && strings.IndexByte(" \t\r\n", s[i]) >= 0 {
+			i++
+		}
+	}
+	var lit func() (value.Value, bool)
+	lit = func() (value.Value, bool) {
+		space()
+		if i >= len(s) {
+			return nil, false
+		}
+		switch c := s[i]; {
+		case c == '"' || c == '\'':
+			var b strings.Builder
+			for j := i + 1; j < len(s); j++ {
+				switch s[j] {
+				case '\\':
+					if j+1 < len(s) {
+						j++
+						b.WriteByte(tplUnescape(s[j]))
+					}
+					continue
+				case c:
+					i = j + 1
+					return value.Str(b.String()), true
+				}
+				b.WriteByte(s[j])
+			}
+			return nil, false
+		case c == '[':
+			i++
+			var elems []value.Value
+			space()
+			if i < len(s) && s[i] == ']' {
+				i++
+				return value.NewList(elems), true
+			}
+			for {
+				v, ok := lit()
+				if !ok {
+					return nil, false
+				}
+				elems = append(elems, v)
+				space()
+				if i < len(s) && s[i] == ',' {
+					i++
+					continue
+				}
+				if i < len(s) && s[i] == ']' {
+					i++
+					return value.NewList(elems), true
+				}
+				return nil, false
+			}
+		case c == '{':
+			i++
+			d := value.NewDict(0)
+			space()
+			if i < len(s) && s[i] == '}' {
+				i++
+				return d, true
+			}
+			for {
+				space()
+				if i >= len(s) || s[i] != '"' && s[i] != '\'' {
+					return nil, false
+				}
+				k, ok := lit()
+				if !ok {
+					return nil, false
+				}
+				space()
+				if i >= len(s) || s[i] != ':' {
+					return nil, false
+				}
+				i++
+				v, ok := lit()
+				if !ok {
+					return nil, false
+				}
+				d.Set(string(k.(value.Str)), v)
+				space()
+				if i < len(s) && s[i] == ',' {
+					i++
+					continue
+				}
+				if i < len(s) && s[i] == '}' {
+					i++
+					return d, true
+				}
+				return nil, false
+			}
+		}
+		w := tplIdentPrefix(s[i:])
+		j := i + len(w)
+		for j < len(s) && (s[j] == '.' || s[j] == 'E' || s[j] == '-' || tplIsSymbolChar(s[j])) {
+			j++
+		}
+		switch w {
+		case "true", "false":
+			i += len(w)
+			return value.Bool(w == "true"), true
+		case "null":
+			i += len(w)
+			return value.None, true
+		}
+		if n, ok := tplNumber(s[i:j]); ok {
+			i = j
+			return n, true
+		}
+		return nil, false
+	}
+	v, ok := lit()
+	return v, i, ok
 }
 
 func tplUnescape(c byte) byte {

@@ -1418,8 +1418,12 @@ func init() {
 			return nil, evalErr("execute() takes exactly one argument (0 given)")
 		}
 		data, ok := arg(args, kwargs, 1, "data")
-		if !ok || value.IsNoneOrUndefined(data) {
+		if !ok {
 			data = value.NewDict(0)
+		}
+		if _, isDict := value.AsDict(data); !isDict {
+			// 0.12.1 takes the data as a dict: None, a list or a scalar given fails
+			return nil, evalErr("invalid dict value")
 		}
 		s, err := ExecuteTemplate(tmpl, data)
 		if err != nil {

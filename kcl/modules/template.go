@@ -422,6 +422,15 @@ func tplParse(toks []tplToken, tmplLen int) ([]*tplNode, error) {
 			if strings.HasPrefix(text, "&") {
 				raw, text, base, mode = true, text[1:], base+1, tplModeName
 			}
+			if i := strings.IndexByte(text, '}'); t.triple && t.unclosed && i >= 0 {
+				// a triple-stash closed by fewer braces: pest stops one past the first
+				closed := *t
+				closed.unclosed = false
+				if _, err := tplParseExpr(&closed, strings.TrimSpace(text[:i]), base, mode, inBlock); err != nil {
+					return nil, err
+				}
+				return nil, tplInvalidSyntax(base+i+1, "trailing_tilde_to_omit_whitespace")
+			}
 			e, err := tplParseExpr(t, text, base, mode, inBlock)
 			if err != nil {
 				return nil, err

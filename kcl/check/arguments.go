@@ -107,11 +107,7 @@ func (r *checker) typeSignature(fn *syntax.Identifier) (signature, bool) {
 	if t.kind != tFunc || t.fnPkg == nil {
 		return signature{}, false
 	}
-	names := make([]string, len(fn.Names))
-	for i, n := range fn.Names {
-		names[i] = n.Value
-	}
-	sig := signature{name: `"` + strings.Join(names, ".") + `"`, pkg: t.fnPkg}
+	sig := signature{name: `"` + fn.Name() + `"`, pkg: t.fnPkg}
 	switch {
 	case t.fnLambda != nil:
 		sig.args = t.fnLambda.Args

@@ -150,11 +150,7 @@ func (r *checker) ctxListItem(want *typ, el syntax.Expr, at *syntax.Position, de
 func ctxKeyNames(k syntax.Expr) []string {
 	switch k := k.(type) {
 	case *syntax.Identifier:
-		names := make([]string, len(k.Names))
-		for i, n := range k.Names {
-			names[i] = n.Value
-		}
-		return names
+		return k.Parts()
 	case *syntax.StringLit:
 		return []string{k.Value}
 	case *syntax.JoinedString:

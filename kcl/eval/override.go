@@ -314,11 +314,7 @@ func mergeConfig(cfg, merged *syntax.ConfigExpr, file string) *syntax.ConfigExpr
 func ctxKeyParts(k syntax.Expr) []string {
 	switch k := k.(type) {
 	case *syntax.Identifier:
-		names := make([]string, len(k.Names))
-		for i, n := range k.Names {
-			names[i] = n.Value
-		}
-		return names
+		return k.Parts()
 	case *syntax.StringLit:
 		return []string{k.Value}
 	}

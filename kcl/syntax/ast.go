@@ -202,6 +202,15 @@ type Identifier struct {
 	Ctx     ExprContext
 }
 
+// Parts are the names of a dotted name, in order.
+func (id *Identifier) Parts() []string {
+	parts := make([]string, len(id.Names))
+	for i, n := range id.Names {
+		parts[i] = n.Value
+	}
+	return parts
+}
+
 // Name joins the parts with dots.
 func (id *Identifier) Name() string {
 	switch len(id.Names) {

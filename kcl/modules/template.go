@@ -715,22 +715,12 @@ func (sc *tplExprScanner) param(expected []string) (*tplParam, error) {
 		sc.i++
 		return &tplParam{sub: e}, nil
 	case '"', '\'':
-		var b strings.Builder
-		for j := 1; j < len(rest); j++ {
-			switch rest[j] {
-			case '\\':
-				if j+1 < len(rest) {
-					j++
-					b.WriteByte(tplUnescape(rest[j]))
-				}
-				continue
-			case c:
-				sc.i += j + 1
-				return &tplParam{lit: value.Str(b.String()), isLit: true}, nil
-			}
-			b.WriteByte(rest[j])
+		str, n, ok := tplQuoted(rest)
+		if !ok {
+			return nil, sc.errAt(expected...)
 		}
-		return nil, sc.errAt(expected...)
+		sc.i += n
+		return &tplParam{lit: value.Str(str), isLit: true}, nil
 	}
 	word := tplIdentPrefix(rest)
 	if strings.HasPrefix(rest, "-") || rest[0] >= '0' && rest[0] <= '9' {
@@ -783,22 +773,12 @@ func tplJSONLiteral(s string) (value.Value, int, bool) {
 		}
 		switch c := s[i]; {
 		case c == '"' || c == '\'':
-			var b strings.Builder
-			for j := i + 1; j < len(s); j++ {
-				switch s[j] {
-				case '\\':
-					if j+1 < len(s) {
-						j++
-						b.WriteByte(tplUnescape(s[j]))
-					}
-					continue
-				case c:
-					i = j + 1
-					return value.Str(b.String()), true
-				}
-				b.WriteByte(s[j])
+			str, n, ok := tplQuoted(s[i:])
+			if !ok {
+				return nil, false
 			}
-			return nil, false
+			i += n
+			return value.Str(str), true
 		case c == '[':
 			i++
 			var elems []value.Value
@@ -884,6 +864,27 @@ func tplJSONLiteral(s string) (value.Value, int, bool) {
 	}
 	v, ok := lit()
 	return v, i, ok
+}
+
+// tplQuoted reads the string literal that s starts with (its quote, ' or ",
+// closes it; a backslash escapes the next character): the text and the bytes
+// read, or false when the literal is not closed.
+func tplQuoted(s string) (string, int, bool) {
+	var b strings.Builder
+	for j := 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			if j+1 < len(s) {
+				j++
+				b.WriteByte(tplUnescape(s[j]))
+			}
+			continue
+		case s[0]:
+			return b.String(), j + 1, true
+		}
+		b.WriteByte(s[j])
+	}
+	return "", 0, false
 }
 
 func tplUnescape(c byte) byte {

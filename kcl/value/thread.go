@@ -30,9 +30,10 @@ type Thread struct {
 	ModRoot string
 	// CurrentFile is the file being evaluated, relative to FS (file.current()).
 	CurrentFile string
-	// Host lets the file, json and yaml modules write files and read the
-	// environment. Nil (the controller's case): every write is refused and
-	// no environment is visible.
+	// Host lets the file module read anywhere, the file, json and yaml
+	// modules write files, and file.read_env see the environment. Nil (the
+	// controller's case): reads stay in FS, every write is refused and no
+	// environment is visible.
 	Host Host
 
 	StrictRangeCheck bool // -r: integers must fit in 32 bits

@@ -249,22 +249,27 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 	// file.read_env see the environment: this is the user's own `kcl run`,
 	// not the controller's sandbox.
 	host := kcl.OSHost{}
+	// A settings file that cannot be read is reported by the run.
+	var listed []string
+	var listedBy string
 	if len(opts.Settings) > 0 {
+		var err error
+		if listed, listedBy, err = kcl.SettingsEntries(opts.Root, cwd, opts.Settings); err != nil {
+			listed, listedBy = nil, ""
+		}
+	}
+	if listedBy != "" {
 		// file.workdir() is the directory of the last settings file that
 		// lists entries, as written ("" for kcl.yaml), entries given on the
 		// command line or not: the work dir 0.12.1's CLI gives the runtime.
-		// A settings file that cannot be read is reported by the run.
-		if _, listedBy, err := kcl.SettingsEntries(opts.Root, cwd, opts.Settings); err == nil && listedBy != "" {
-			host.Workdir = pathParent(listedBy)
-		}
+		host.Workdir = pathParent(listedBy)
 	}
 	opts.Host = host
 	if len(opts.Files) == 0 && len(opts.Settings) > 0 {
 		// Entries listed in settings files are relative to the directory of
 		// the settings file that lists them (the last one), as the official
-		// CLI's work dir; they are then given as on the command line. A
-		// settings file that cannot be read is reported by the run.
-		if listed, listedBy, err := kcl.SettingsEntries(opts.Root, cwd, opts.Settings); err == nil && len(listed) > 0 {
+		// CLI's work dir; they are then given as on the command line.
+		if len(listed) > 0 {
 			base := filepath.Dir(listedBy)
 			if !filepath.IsAbs(base) {
 				base = filepath.Join(cwd, base)

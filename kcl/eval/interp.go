@@ -228,49 +228,43 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 	return out, nil
 }
 
-// mergeExprResults combines the globals with top-level expression values the
-// way the official engine does: configs union, scalars must not conflict.
+// mergeExprResults combines the top-level expression values and then each
+// global, one at a time, as the official planner does (plan_globals_to_string):
+// every value is unioned into the output with the idempotent check, so two
+// different scalars, a list next to a config, or a key given two different
+// values conflict. The conflict is reported at the node evaluated last, the
+// official panic position when planning starts.
 func (in *Interp) mergeExprResults(globals *value.Dict) (value.Value, error) {
-	results := in.exprResults
-	if globals.Len() > 0 {
-		last := results[len(results)-1].pos
-		results = append(append([]exprResult(nil), results...), exprResult{globals, last})
+	at := in.exprResults[len(in.exprResults)-1].pos
+	if in.lastNode != nil {
+		at = in.lastNode.Pos()
 	}
-	var acc value.Value
-	for _, r := range results {
-		if acc == nil {
-			acc = r.v
-			continue
+	out := value.NewDict(1)
+	merge := func(v value.Value) error {
+		entry := value.NewDict(1)
+		entry.Set("", v)
+		opts := in.unionOptions()
+		opts.Resolve = nil
+		opts.IdempotentCheck = true
+		if _, err := value.Union(in.thread, out, entry, opts); err != nil {
+			return locate(err, lineOnly(at))
 		}
-		if isContainerValue(acc) && isContainerValue(r.v) {
-			// The official planner merges output values without re-running
-			// schemas: a top-level instance next to other globals prints
-			// them side by side (konfig's rbac example).
-			opts := in.unionOptions()
-			opts.Resolve = nil
-			u, err := value.Union(in.thread, value.DeepCopy(acc), r.v, opts)
-			if err != nil {
-				return nil, locate(err, lineOnly(r.pos))
-			}
-			acc = u
-			continue
-		}
-		if value.Equal(acc, r.v) {
-			continue
-		}
-		return nil, errorAt(lineOnly(r.pos), errkind.Evaluation, "conflicting values between %s and %s", summary(r.v), summary(acc))
+		return nil
 	}
-	return acc, nil
-}
-
-func summary(v value.Value) string {
-	switch v.(type) {
-	case *value.Dict, *value.Schema:
-		return "{...}"
-	case *value.List:
-		return "[...]"
+	for _, r := range in.exprResults {
+		if err := merge(value.DeepCopy(r.v)); err != nil {
+			return nil, err
+		}
 	}
-	return value.CompactJSON(v)
+	for _, e := range globals.Entries() {
+		one := value.NewDict(1)
+		one.Set(e.Key, e.Value)
+		if err := merge(one); err != nil {
+			return nil, err
+		}
+	}
+	v, _ := out.Get("")
+	return v, nil
 }
 
 func (in *Interp) loadMain() (*pkgState, error) {
@@ -440,10 +434,14 @@ func (in *Interp) evalPackage(p *pkgState) error {
 	// A package is evaluated as the official engine imports it, before the
 	// importer's statements run: none of the importer's schemas, setters or
 	// lambda calls is under way for it.
-	frames, backtrack, targets, depth, scopes, calls := in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes, in.callLocals
+	// Nor does it move the importer's panic position (lastNode).
+	frames, backtrack, targets, depth, scopes, calls, last := in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes, in.callLocals, in.lastNode
 	in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes, in.callLocals = nil, nil, nil, 0, nil, nil
 	defer func() {
 		in.frameStack, in.backtrack, in.targets, in.lambdaDepth, in.scopes, in.callLocals = frames, backtrack, targets, depth, scopes, calls
+		if p != in.main {
+			in.lastNode = last
+		}
 	}()
 	ls := p.global
 	for i, r := range ls.stmts {
@@ -464,8 +462,10 @@ func (in *Interp) evalPackage(p *pkgState) error {
 			if def := in.schemaDefs[st]; def != nil && def.pkgPath == p.path {
 				def.known = def.knownAttrs(func(*schemaDef) bool { return true })
 			}
+			in.lastNode = st
 			continue
 		case *syntax.RuleStmt:
+			in.lastNode = st
 			continue
 		}
 		if err := in.runGlobalStmt(p, i); err != nil {

@@ -38,7 +38,11 @@ func (in *Interp) runStmt(e *env, s syntax.Stmt) (value.Value, error) {
 		return nil, locate(err, s.Pos())
 	}
 	in.curPos = s.Pos()
-	in.lastNode = s
+	if _, isImport := s.(*syntax.ImportStmt); !isImport {
+		// The official module walk skips imports (walk_stmts_except_import):
+		// they never become the panic position.
+		in.lastNode = s
+	}
 	switch s := s.(type) {
 	case *syntax.ExprStmt:
 		var last value.Value = value.None

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"unicode/utf8"
 
@@ -216,6 +218,28 @@ func (OSHost) LookupEnv(key string) (string, bool) {
 		return "", false
 	}
 	return v, true
+}
+
+// FQDN follows the runtime's: the hostname when name is empty, its first
+// address (ToSocketAddrs), that address's name (getnameinfo, which has no
+// trailing dot), name when a step fails.
+func (OSHost) FQDN(name string) string {
+	if name == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			return ""
+		}
+		name = h
+	}
+	ips, err := net.LookupIP(name)
+	if err != nil || len(ips) == 0 {
+		return name
+	}
+	names, err := net.LookupAddr(ips[0].String())
+	if err != nil || len(names) == 0 {
+		return name
+	}
+	return strings.TrimSuffix(names[0], ".")
 }
 
 func isDir(name string) bool {

@@ -9,9 +9,9 @@ import (
 )
 
 // Without Options.Host (the controller's runs) a program writes nothing and
-// sees no environment: each write is refused, naming itself, before it
+// sees no environment nor resolver: each write is refused, naming itself, before it
 // touches the disk, and read_env finds nothing even for a variable set.
-func TestWithoutHostProgramsWriteNothingAndSeeNoEnvironment(t *testing.T) {
+func TestWithoutHostProgramsWriteNothingAndSeeNoEnvironmentNorResolver(t *testing.T) {
 	cases := map[string]string{
 		`file.write("w.txt", "x")`:            "file.write() is not allowed: the program root is read-only",
 		`file.append("w.txt", "x")`:           "file.append() is not allowed: the program root is read-only",
@@ -57,6 +57,18 @@ func TestWithoutHostProgramsWriteNothingAndSeeNoEnvironment(t *testing.T) {
 	}
 	if got, want := string(res.YAML), "b: unset\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+
+	// Nor a resolver: net.fqdn returns the name as given.
+	if err := os.WriteFile(filepath.Join(dir, "main.k"), []byte("import net\na = net.fqdn(\"localhost\")\nb = net.fqdn()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err = Run(context.Background(), Options{WorkDir: dir, Files: []string{"main.k"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(res.YAML), "a: localhost\nb: ''\n"; got != want {
+		t.Errorf("net.fqdn without a host: got %q, want %q", got, want)
 	}
 }
 

@@ -227,8 +227,12 @@ func init() {
 		return value.Str(h.String() + ":" + p.String()), nil
 	})
 	// No network access: the fully qualified name is the name itself.
-	def(m, "fqdn", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
+	def(m, "fqdn", func(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
 		s, _ := strArg(args, kwargs, 0, "name")
+		if t != nil && t.Host != nil {
+			return value.Str(t.Host.FQDN(s)), nil
+		}
+		// Sandboxed: no hostname, no resolver.
 		return value.Str(s), nil
 	})
 	def(m, "parse_CIDR", func(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {

@@ -31,9 +31,9 @@ type Thread struct {
 	// CurrentFile is the file being evaluated, relative to FS (file.current()).
 	CurrentFile string
 	// Host lets the file module read anywhere, the file, json and yaml
-	// modules write files, and file.read_env see the environment. Nil (the
-	// controller's case): reads stay in FS, every write is refused and no
-	// environment is visible.
+	// modules write files, file.read_env see the environment and net.fqdn
+	// ask the resolver. Nil (the controller's case): reads stay in FS, every
+	// write is refused, and no environment or resolver is visible.
 	Host Host
 
 	StrictRangeCheck bool // -r: integers must fit in 32 bits
@@ -96,6 +96,10 @@ type Host interface {
 	Rename(src, dst string) error
 	// LookupEnv returns an environment variable, if set.
 	LookupEnv(key string) (string, bool)
+	// FQDN is net.fqdn(): the name the first address of name (of the
+	// machine's hostname when empty) resolves back to, name itself when
+	// either lookup fails.
+	FQDN(name string) string
 }
 
 // Enter counts one call level; Leave undoes it. Enter fails past MaxDepth.

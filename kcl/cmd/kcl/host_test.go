@@ -391,3 +391,18 @@ func readTree(t *testing.T, dir string) map[string]string {
 	}
 	return got
 }
+
+// net.fqdn asks the resolver as the runtime does: a name resolves to its
+// first address and back (localhost to localhost); a name that does not
+// resolve, or an address without a name, is returned as given.
+func TestProgramAsksTheResolverForFQDN(t *testing.T) {
+	dir := writeFiles(t, map[string]string{"main.k": `import net
+a = net.fqdn("localhost")
+b = net.fqdn(name="127.0.0.1")
+c = net.fqdn("no-such-host.invalid")
+`})
+	code, out, errOut := runIn(t, dir, "run", "main.k")
+	if want := "a: localhost\nb: localhost\nc: no-such-host.invalid\n"; code != 0 || out != want {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want stdout %q", code, out, errOut, want)
+	}
+}

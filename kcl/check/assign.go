@@ -119,6 +119,13 @@ func (r *checker) targetPlace(t *syntax.Target) *typ {
 		case p.Index != nil && !subscriptable(cur):
 			r.report(errkind.Compile, t.Pos(), "'%s' object is not subscriptable", cur)
 			return anyT
+		case p.Index != nil:
+			r.indexType(cur, p.Index, t.Pos())
+			if cur.kind == tList || cur.kind == tDict {
+				cur = cur.elem
+				continue
+			}
+			return anyT
 		case p.Member != nil && cur.kind == tSchema && !cur.schema.open() && !cur.schema.hasDeclared(p.Member.Value):
 			s, n := cur.schema, p.Member.Value
 			r.report(errkind.Compile, t.Pos(), "Cannot add member '%s' to schema '%s'%s", n, s.name, suggestionText(suggestions(n, s.attrNames())))
@@ -128,8 +135,6 @@ func (r *checker) targetPlace(t *syntax.Target) *typ {
 			cur = cur.attrs[p.Member.Value]
 		case p.Member != nil && (cur.kind == tDict || cur.kind == tSchema):
 			cur = r.memberType(cur, p.Member.Value)
-		case p.Index != nil && (cur.kind == tList || cur.kind == tDict):
-			cur = cur.elem
 		default:
 			return anyT
 		}

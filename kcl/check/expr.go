@@ -448,18 +448,26 @@ func (r *checker) subscript(e *syntax.Subscript) {
 		}
 		return
 	}
-	it := r.exprType(e.Index, 0)
+	r.indexType(t, e.Index, e.Pos())
+}
+
+// indexType reports an index of a value of type t that the official
+// resolver refuses, in a subscript or an assignment target: a dict or
+// schema key that is not a str (at keyAt), a list or str index that is a
+// str, float or bool (at the index).
+func (r *checker) indexType(t *typ, index syntax.Expr, keyAt syntax.Position) {
+	it := r.exprType(index, 0)
 	if it.isAny() || it.kind == tNone || it.kind == tUnion {
 		return
 	}
 	switch {
 	case t.kind == tDict || t.kind == tSchema:
 		if !it.isStrKind() {
-			r.report(errkind.Compile, e.Pos(), "invalid dict/schema key type: '%s'", it)
+			r.report(errkind.Compile, keyAt, "invalid dict/schema key type: '%s'", it)
 		}
 	case t.kind == tList || t.isStrKind():
 		if it.isStrKind() || it.kind == tFloat || it.kind == tLitFloat || it.kind == tBool || it.kind == tLitBool {
-			r.report(errkind.Type, e.Index.Pos(), "expected int, got %s", it)
+			r.report(errkind.Type, index.Pos(), "expected int, got %s", it)
 		}
 	}
 }

@@ -231,11 +231,16 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 	if len(t.Paths) == 0 {
 		return in.setName(e, name, v, t.Pos(), plain)
 	}
+	var base value.Value
 	if atTop && !isPrivate(name) {
-		return errorAt(t.Pos(), errkind.Immutable, "Can not change the value of '%s', because it was declared immutable", name)
-	}
-	base, err := in.lookup(e, name, t.Pos())
-	if err != nil {
+		// `a.b = v` is the declaration of a when nothing else declares it
+		// (a second one is the static pass's ImmutableError): a is
+		// Undefined, and updating it fails at run time, as in 0.12.1.
+		if old, ok := e.pkg.global.vals[name]; ok && !value.IsUndefined(old) {
+			return errorAt(t.Pos(), errkind.Immutable, "Can not change the value of '%s', because it was declared immutable", name)
+		}
+		base = value.Undefined
+	} else if base, err = in.lookup(e, name, t.Pos()); err != nil {
 		return err
 	}
 	if e.schema != nil && e.lambda == nil {
@@ -319,7 +324,7 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 		default:
 			d, ok := value.AsDict(cur)
 			if !ok {
-				return errorAt(t.Pos(), errkind.Evaluation, "'%s' object is not subscriptable", cur.Type())
+				return errorAt(lineOnly(t.Pos()), errkind.Evaluation, "'%s' object is not subscriptable with '%s'", cur.Type(), idx.Type())
 			}
 			key := idx.String()
 			if last {

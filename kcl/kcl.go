@@ -98,7 +98,10 @@ type Error struct {
 	File    string // relative to WorkDir when inside it
 	Line    int    // 1-based; 0 when unknown
 	Col     int    // 1-based; 0 when unknown
-	Note    string // optional hint, printed as "note: ..." after the diagnostic
+	// EndOfLine marks a syntax error past the end of its line, at the
+	// line's last column: `kcl run` draws its caret even at column 1.
+	EndOfLine bool
+	Note      string // optional hint, printed as "note: ..." after the diagnostic
 	// Suggestions are printed as "suggestion: ..." lines after the diagnostic.
 	Suggestions []string
 	// Labels are further locations of the error (a declaration, a failed check).

@@ -267,7 +267,7 @@ func toError(err error, root string) error {
 			}
 			return file
 		}
-		ke := &Error{Kind: ee.Kind, Message: ee.Msg, File: relFile(ee.Pos.File), Line: ee.Pos.Line, Col: ee.Pos.Col, Note: ee.Note, Suggestions: ee.Suggestions}
+		ke := &Error{Kind: ee.Kind, Message: ee.Msg, File: relFile(ee.Pos.File), Line: ee.Pos.Line, Col: ee.Pos.Col, EndOfLine: ee.EndOfLine, Note: ee.Note, Suggestions: ee.Suggestions}
 		for _, l := range ee.Labels {
 			ke.Labels = append(ke.Labels, Label{File: relFile(l.Pos.File), Line: l.Pos.Line, Col: l.Pos.Col, Message: l.Msg})
 		}
@@ -280,7 +280,7 @@ func toError(err error, root string) error {
 	}
 	var se *syntax.Error
 	if errors.As(err, &se) {
-		return toError(&eval.Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos}, root)
+		return toError(&eval.Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos, EndOfLine: se.EndOfLine}, root)
 	}
 	var ve *value.Error
 	if errors.As(err, &ve) {

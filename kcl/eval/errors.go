@@ -15,6 +15,8 @@ type Error struct {
 	Kind string
 	Msg  string
 	Pos  syntax.Position
+	// EndOfLine is syntax.Error's: a syntax error's caret is drawn at column 1.
+	EndOfLine bool
 	// Labels are further located messages (where a variable was declared,
 	// which check failed).
 	Labels []Label
@@ -103,9 +105,9 @@ func lineOnly(p syntax.Position) syntax.Position {
 // syntaxError is a file's syntax errors as one Error: the first, with the
 // others in Also, since the official engine reports all of them.
 func syntaxError(se *syntax.Error) *Error {
-	e := &Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos}
+	e := &Error{Kind: se.Kind, Msg: se.Msg, Pos: se.Pos, EndOfLine: se.EndOfLine}
 	for _, r := range se.Rest {
-		e.Also = append(e.Also, &Error{Kind: r.Kind, Msg: r.Msg, Pos: r.Pos})
+		e.Also = append(e.Also, &Error{Kind: r.Kind, Msg: r.Msg, Pos: r.Pos, EndOfLine: r.EndOfLine})
 	}
 	return e
 }

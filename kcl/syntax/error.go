@@ -11,6 +11,10 @@ type Error struct {
 	Pos  Position
 	Kind string // errkind.InvalidSyntax (Tab and Indentation are the official kinds of no error it reports)
 	Msg  string
+	// EndOfLine marks a position past the end of its line, moved back to
+	// the line's last column: the official engine knows a column there, so
+	// its renderer draws the caret even at column 1.
+	EndOfLine bool
 	// Rest holds the errors that follow this one in the same file when ParseFile
 	// returns it; the official engine prints them all, in this order.
 	Rest ErrorList

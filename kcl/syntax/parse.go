@@ -82,6 +82,7 @@ func clampErrorColumns(src []byte, errs ErrorList) {
 		}
 		if n := lengths(e.Pos.Line); e.Pos.Col > n {
 			e.Pos.Col = n
+			e.EndOfLine = n > 0
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 //	  |
 //
 // Its caret rules are those of the official parse diagnostics: no caret at
-// column 1, and tabs before the column take no width.
+// column 1 (but at the end of a line), and tabs before the column take no width.
 func (e *Error) Render(src []byte, path string) string {
 	var b strings.Builder
 	for i, x := range append(ErrorList{e}, e.Rest...) {
@@ -46,7 +46,7 @@ func renderOne(b *strings.Builder, e *Error, src []byte, path string) {
 	line := sourceLine(src, e.Pos.Line)
 	b.WriteString(num + " | " + line + "\n")
 	b.WriteString(pad + " | ")
-	if e.Pos.Col > 1 {
+	if e.Pos.Col > 1 || e.EndOfLine {
 		width := 0
 		for i, r := range line {
 			if utf8.RuneCountInString(line[:i]) >= e.Pos.Col-1 {

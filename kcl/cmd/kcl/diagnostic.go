@@ -56,8 +56,9 @@ func renderDiagnosticOnce(e *kcl.Error, workDir string, seen map[string]bool) st
 		}
 		fmt.Fprintf(&b, "--> %s:1:1\n |\n |\n", path)
 	} else {
-		if col == 1 && errkind.IsSyntax(e.Kind) {
-			// The official parser's diagnostics draw no caret at column 1.
+		if col == 1 && errkind.IsSyntax(e.Kind) && !e.EndOfLine {
+			// The official parser's diagnostics draw no caret at column 1,
+			// where they know no column.
 			col = 0
 		}
 		writeSnippet(&b, workDir, e.File, e.Line, col, e.Message)

@@ -140,7 +140,7 @@ func TestCaretColumnsRenderLikeTheOfficialCLI(t *testing.T) {
 }
 
 // Every syntax error of a file is reported, in source order, and the parser's
-// errors draw no caret at column 1. Each want is what 0.12.1 prints.
+// errors draw no caret at column 1 unless they are past the line's end. Each want is what 0.12.1 prints.
 func TestAllSyntaxErrorsAreReported(t *testing.T) {
 	for _, c := range []struct {
 		src  string
@@ -153,6 +153,11 @@ func TestAllSyntaxErrorsAreReported(t *testing.T) {
 		{"x = 1\n)\n", []string{
 			"2 | )\n  |  error nesting on close paren\n",
 			"2 | )\n  |  unexpected token ')'\n",
+		}},
+		// At the end of a line the parser knows a column: a caret even at 1.
+		{"a = {\n    b = [\n}\n", []string{
+			"3 | }\n  |  error nesting on close brace\n",
+			"3 | }\n  | ^ expected one of [\"}\"] got eof\n",
 		}},
 		// The static pass runs on what was parsed; its errors follow.
 		{"x = 1 +\ny = missing\n", []string{

@@ -275,11 +275,7 @@ func (in *Interp) callLambda(lf *lambdaFn, args []value.Value, kwargs []value.KV
 	if x.ReturnTy != nil {
 		// A result of the wrong type is reported where the official
 		// runtime's panic_info points: the node run last.
-		at := x.Pos()
-		if in.lastNode != nil {
-			at = in.lastNode.Pos()
-		}
-		return in.convertType(lf.env, result, x.ReturnTy, lineOnly(at))
+		return in.convertType(lf.env, result, x.ReturnTy, lineOnly(in.panicPos(x.Pos())))
 	}
 	return result, nil
 }

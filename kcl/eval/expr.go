@@ -242,7 +242,9 @@ func (in *Interp) evalBinary(e *env, x *syntax.BinaryExpr) (value.Value, error) 
 	if err != nil {
 		return nil, err
 	}
-	return in.binary(x.Op, l, r, x.Pos())
+	// A run-time failure is located at the body of a lambda the right
+	// operand called, say.
+	return in.binary(x.Op, l, r, in.panicPos(x.Pos()))
 }
 
 func (in *Interp) binary(op syntax.BinOp, l, r value.Value, pos syntax.Position) (value.Value, error) {

@@ -106,7 +106,7 @@ type Interp struct {
 	snapshots bool
 	// absImports remembers resolveAbsImport's answers for the run.
 	absImports map[absImportKey][2]string
-	// lastNode is the statement or expression evaluated last: the official
+	// lastNode is the statement or expression evaluated last (panicPos): the official
 	// runtime locates a failed type check there (its panic_info), which
 	// after a backtrack is the setter's line.
 	lastNode syntax.Node
@@ -234,11 +234,18 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 // different scalars, a list next to a config, or a key given two different
 // values conflict. The conflict is reported at the node evaluated last, the
 // official panic position when planning starts.
-func (in *Interp) mergeExprResults(globals *value.Dict) (value.Value, error) {
-	at := in.exprResults[len(in.exprResults)-1].pos
+// panicPos is where the official runtime locates a failure of the node
+// running now: its panic_info, the statement or expression evaluated last,
+// which after a call is the callee's last node, not the caller's.
+func (in *Interp) panicPos(fallback syntax.Position) syntax.Position {
 	if in.lastNode != nil {
-		at = in.lastNode.Pos()
+		return in.lastNode.Pos()
 	}
+	return fallback
+}
+
+func (in *Interp) mergeExprResults(globals *value.Dict) (value.Value, error) {
+	at := in.panicPos(in.exprResults[len(in.exprResults)-1].pos)
 	out := value.NewDict(1)
 	merge := func(v value.Value) error {
 		entry := value.NewDict(1)

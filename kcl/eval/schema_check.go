@@ -89,9 +89,7 @@ func (in *Interp) runCheck(e *env, c *syntax.CheckExpr) error {
 	if c.Msg != nil {
 		at = c.Msg.Pos()
 	}
-	if in.lastNode != nil {
-		at = in.lastNode.Pos()
-	}
+	at = in.panicPos(at)
 	if !in.checkPos.IsValid() {
 		// A called instance (`S()`): no config meta to point at.
 		return errorAt(lineOnly(at), errkind.Evaluation, "%s", msg)
@@ -205,10 +203,7 @@ func (in *Interp) attrTypeError(f *schemaFrame, a attrDecl, name string, v value
 	// A dict that does not fit a schema type is found at run time only (the
 	// official checker lets any dict be a schema): an EvaluationError.
 	details := in.conversionDetails(a.env, v, a.ty)
-	if in.lastNode != nil {
-		pos = in.lastNode.Pos()
-	}
-	return errorAt(lineOnly(pos), errkind.Evaluation, "expect %s, got %s%s", want, typeName(v), details)
+	return errorAt(lineOnly(in.panicPos(pos)), errkind.Evaluation, "expect %s, got %s%s", want, typeName(v), details)
 }
 
 // literalTypeString is the type the official checker infers for a literal

@@ -577,7 +577,7 @@ func (in *Interp) execSchemaAttr(e *env, s *syntax.SchemaAttr) error {
 			if old == nil {
 				old = value.Undefined
 			}
-			v, err = in.binary(op, old, v, s.Pos())
+			v, err = in.binary(op, old, v, in.panicPos(s.Pos()))
 			if err != nil {
 				return err
 			}

@@ -77,11 +77,7 @@ func (in *Interp) runStmt(e *env, s syntax.Stmt) (value.Value, error) {
 		if s.Ty != nil {
 			// Located as the official panic_info is: at the node run
 			// last (a called lambda's body, say).
-			at := s.Pos()
-			if in.lastNode != nil {
-				at = in.lastNode.Pos()
-			}
-			v, err = in.convertType(e, v, s.Ty, lineOnly(at))
+			v, err = in.convertType(e, v, s.Ty, lineOnly(in.panicPos(s.Pos())))
 			if err != nil {
 				return nil, err
 			}
@@ -408,7 +404,7 @@ func (in *Interp) execAugAssign(e *env, s *syntax.AugAssignStmt) error {
 		return err
 	}
 	op, _ := s.Op.BinOp()
-	nv, err := in.binary(op, old, rhs, s.Pos())
+	nv, err := in.binary(op, old, rhs, in.panicPos(s.Pos()))
 	if err != nil {
 		return err
 	}

@@ -179,14 +179,23 @@ func (r *checker) markAtStart(t syntax.Type) {
 }
 
 // paramAnnotations resolves the parameter types of a schema or rule, each reported
-// at the parameter's name.
-func (r *checker) paramAnnotations(a *syntax.Arguments) {
+// at the parameter's name, after the parameter's clash with an attribute of
+// attrs.
+func (r *checker) paramAnnotations(a *syntax.Arguments, attrs map[string]bool) {
 	if a == nil {
 		return
 	}
-	for i, t := range a.TyList {
-		if t != nil && i < len(a.Args) && a.Args[i] != nil {
-			r.markType(t, a.Args[i].Pos())
+	for i, p := range a.Args {
+		if p == nil {
+			continue
+		}
+		if len(p.Names) == 1 && attrs[p.Names[0].Value] {
+			// A schema's own attributes (its body's names) only: an
+			// inherited or mixed-in one may share the parameter's name.
+			r.report(errkind.Compile, p.Pos(), "Unexpected parameter name '%s' with the same name as the schema attribute", p.Names[0].Value)
+		}
+		if i < len(a.TyList) && a.TyList[i] != nil {
+			r.markType(a.TyList[i], p.Pos())
 		}
 	}
 }

@@ -71,7 +71,7 @@ func (r *checker) checkSchemaTypes(p *Package) {
 	for _, name := range pi.order {
 		sym := pi.globals[name]
 		if sym.kind == symSchema && sym.schema.rule != nil {
-			r.paramAnnotations(sym.schema.rule.Args)
+			r.paramAnnotations(sym.schema.rule.Args, nil)
 			continue
 		}
 		if sym.kind != symSchema || sym.schema.stmt == nil {
@@ -132,8 +132,9 @@ func (r *checker) checkSchemaTypes(p *Package) {
 				r.report(errkind.IllegalInherit, m.Pos(), "illegal schema mixin object type, expected mixin, got '%s'", r.identTypeString(m))
 			}
 		}
-		// ... the parameters' types (at each name), the decorators.
-		r.paramAnnotations(st.Args)
+		// ... the parameters (none named as an attribute, their types at
+		// each name), the decorators.
+		r.paramAnnotations(st.Args, si.attrs)
 		r.decorators(st.Decorators)
 	}
 	for _, cycle := range pi.cycles {

@@ -35,7 +35,7 @@ func (in *Interp) runChecks(def *schemaDef, f *schemaFrame, args []value.Value, 
 			if err != nil {
 				return err
 			}
-			ce.locals = &locals{vars: vars}
+			ce.locals = &locals{vars: vars, params: true}
 		}
 		for _, c := range checks {
 			if err := in.runCheck(ce, c); err != nil {

@@ -210,7 +210,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			if err != nil {
 				return err
 			}
-			be.locals = &locals{vars: vars}
+			be.locals = &locals{vars: vars, params: true}
 		}
 		segs = append(segs, bodySegment{start: len(refs), end: len(refs) + len(body), mixin: mixin})
 		for _, st := range body {

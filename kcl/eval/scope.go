@@ -47,6 +47,8 @@ type locals struct {
 	named  map[string]bool
 	// loop marks comprehension and quantifier variables.
 	loop bool
+	// params marks a schema's parameters, below its attributes (see lookup).
+	params bool
 	// unset (a lambda's locals) lists the names its body assigns: read
 	// unassigned and found nowhere else, they are Undefined, not undefined
 	// names (the static pass has judged the program).
@@ -77,11 +79,20 @@ func (l *locals) loopVar(name string) (value.Value, bool) {
 }
 
 func (l *locals) get(name string) (value.Value, bool) {
+	return l.find(name, true, true)
+}
+
+// find looks a name up in the chain: with keys, in the config literals'
+// written keys too; with params, in a schema's parameters too.
+func (l *locals) find(name string, keys, params bool) (value.Value, bool) {
 	for s := l; s != nil; s = s.parent {
+		if s.params && !params {
+			continue
+		}
 		if v, ok := s.vars[name]; ok {
 			return v, true
 		}
-		if s.config != nil && s.named[name] {
+		if keys && s.config != nil && s.named[name] {
 			if v, ok := s.config.Get(name); ok {
 				return v, true
 			}
@@ -90,23 +101,15 @@ func (l *locals) get(name string) (value.Value, bool) {
 	return nil, false
 }
 
-// getVar is get without the config literals' keys.
-func (l *locals) getVar(name string) (value.Value, bool) {
-	for s := l; s != nil; s = s.parent {
-		if v, ok := s.vars[name]; ok {
-			return v, true
-		}
-	}
-	return nil, false
-}
-
 // lookup resolves a name: locals, schema attributes, globals, imports, builtins.
 func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value, error) {
-	if e.schema != nil && e.lambda == nil && e.schema.hasAttr(name) {
-		// In a schema body (not in a lambda written there) an attribute
-		// shadows a config literal's key of the same name, as 0.12.1 resolves
+	if e.schema != nil && e.schema.hasAttr(name) {
+		// An attribute of the schema being built shadows its parameters
+		// (0.12.1 binds `schema S[w](Base)`'s w below Base's attribute w)
+		// and, in the schema body but not in a lambda written there, a
+		// config literal's key of the same name, as 0.12.1 resolves
 		// `d = {port = 80, targetPort = port}` to the attribute port.
-		if v, ok := e.locals.getVar(name); ok {
+		if v, ok := e.locals.find(name, e.lambda != nil, false); ok {
 			return v, nil
 		}
 	} else if v, ok := e.locals.get(name); ok {

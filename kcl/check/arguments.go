@@ -301,19 +301,24 @@ func (r *checker) strMethodCall(e *syntax.CallExpr) {
 	}
 }
 
-// arguments checks parameter types and defaults in the enclosing scope and
-// defines the parameters in sc.
-func (r *checker) arguments(args *syntax.Arguments, sc *scope) {
+// arguments checks parameter types and, with defaults, the default values
+// in the enclosing scope (no parameter is visible there), and defines the
+// parameters in sc. The official resolver walks a lambda's defaults only: a
+// schema's or rule's are first met at run time (an undefined name there is
+// Undefined).
+func (r *checker) arguments(args *syntax.Arguments, sc *scope, defaults bool) {
 	if args == nil {
 		return
 	}
-	for i, a := range args.Args {
+	for i := range args.Args {
 		if i < len(args.TyList) {
 			r.annotation(args.TyList[i])
 		}
-		if i < len(args.Defaults) {
+		if defaults && i < len(args.Defaults) {
 			r.expr(args.Defaults[i])
 		}
+	}
+	for _, a := range args.Args {
 		if a != nil && len(a.Names) > 0 {
 			sc.define(a.Names[0].Value)
 		}

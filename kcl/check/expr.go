@@ -189,7 +189,7 @@ func (r *checker) expr(e syntax.Expr) {
 		r.parameters(e.Args)
 		r.withScope(func(sc *scope) {
 			sc.lambda = true
-			r.arguments(e.Args, sc)
+			r.arguments(e.Args, sc, true)
 			r.argumentTypes(e.Args, sc)
 			// The body's names are defined as its statements are walked
 			// (see defineLambdaLocal).

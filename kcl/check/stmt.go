@@ -165,7 +165,7 @@ func (r *checker) schemaStmt(s *syntax.SchemaStmt) {
 	}
 	prevLocal, prevSchema := r.local, r.schema
 	sc := &scope{parent: r.local}
-	r.arguments(s.Args, sc)
+	r.arguments(s.Args, sc, false)
 	r.parameters(s.Args)
 	if sig := s.IndexSignature; sig != nil {
 		r.annotation(sig.KeyTy)
@@ -218,7 +218,7 @@ func (r *checker) ruleStmt(s *syntax.RuleStmt) {
 	}
 	prevLocal, prevSchema := r.local, r.schema
 	sc := &scope{parent: r.local}
-	r.arguments(s.Args, sc)
+	r.arguments(s.Args, sc, false)
 	r.local, r.schema = sc, si
 	for _, c := range s.Checks {
 		r.expr(c.Test)

@@ -130,6 +130,44 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 		return nil, &Error{Kind: errkind.Compile, Pos: pos, args: &argMismatch{want: len(params.Args), got: len(args)},
 			Msg: fmt.Sprintf("takes %d positional argument but %d were given", len(params.Args), len(args))}
 	}
+	// convert converts to a parameter's type; a lambda's argument that
+	// fails is reported at the call, its default at the lambda.
+	convert := func(i int, v value.Value, arg bool) (value.Value, error) {
+		if i >= len(params.TyList) || params.TyList[i] == nil {
+			return v, nil
+		}
+		cv, err := in.convertType(defEnv, v, params.TyList[i], lineOnly(pos))
+		var ae *Error
+		if lambda && arg && errors.As(err, &ae) {
+			moved := *ae
+			moved.atCall = true
+			return nil, &moved
+		}
+		return cv, err
+	}
+	// 0.12.1 evaluates and converts every default, in order, before it
+	// binds the arguments: a default reads the defaults before it (None
+	// for a parameter without one), never an argument.
+	var de *env
+	for i, p := range params.Args {
+		v := value.None
+		if i < len(params.Defaults) && params.Defaults[i] != nil {
+			if de == nil {
+				de = defEnv.withLocals(vars)
+				// Its resolver does not walk a schema's or rule's
+				// defaults: a name undefined there is Undefined.
+				de.locals.unresolved = !lambda
+			}
+			dv, err := in.eval(de, params.Defaults[i])
+			if err != nil {
+				return nil, err
+			}
+			if v, err = convert(i, dv, false); err != nil {
+				return nil, err
+			}
+		}
+		vars[p.Name()] = v
+	}
 	for i, p := range params.Args {
 		name := p.Name()
 		var v value.Value
@@ -143,29 +181,16 @@ func (in *Interp) bindParams(defEnv *env, params *syntax.Arguments, args []value
 		}
 		if v == nil {
 			if i < len(params.Defaults) && params.Defaults[i] != nil {
-				dv, err := in.eval(defEnv.withLocals(vars), params.Defaults[i])
-				if err != nil {
-					return nil, err
-				}
-				v = dv
-			} else if missingNone || lambda {
-				v = value.None
-			} else {
+				continue
+			}
+			if !missingNone && !lambda {
 				return nil, &Error{Kind: errkind.Compile, Pos: pos, Msg: fmt.Sprintf("expected %d positional %s, found %d", len(params.Args), plural(len(params.Args), "argument"), len(args))}
 			}
+			v = value.None
 		}
-		if i < len(params.TyList) && params.TyList[i] != nil {
-			cv, err := in.convertType(defEnv, v, params.TyList[i], lineOnly(pos))
-			var ae *Error
-			if lambda && errors.As(err, &ae) {
-				moved := *ae
-				moved.atCall = true
-				return nil, &moved
-			}
-			if err != nil {
-				return nil, err
-			}
-			v = cv
+		v, err := convert(i, v, true)
+		if err != nil {
+			return nil, err
 		}
 		vars[name] = v
 	}

@@ -30,7 +30,9 @@ func (in *Interp) runChecks(def *schemaDef, f *schemaFrame, args []value.Value, 
 			checks, params = d.rule.Checks, d.rule.Args
 		}
 		ce := &env{file: d.env.file, pkg: d.env.pkg, schema: f}
-		if params != nil {
+		if l := f.params[d]; l != nil {
+			ce.locals = l
+		} else if params != nil {
 			vars, err := in.bindParams(d.env, params, args, kwargs, pos, f.converted, false)
 			if err != nil {
 				return err

@@ -26,6 +26,9 @@ type schemaFrame struct {
 	stmtEnv []*env
 	// output is the instance made, while its checks run.
 	output *value.Schema
+	// params are the parameters of each schema of the chain, bound once
+	// for the body and the checks (a default runs once per instance).
+	params map[*schemaDef]*locals
 }
 
 // schemaExprType is the type of `Name {...}`: a schema (or a value to union
@@ -211,6 +214,10 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 				return err
 			}
 			be.locals = &locals{vars: vars, params: true}
+			if f.params == nil {
+				f.params = map[*schemaDef]*locals{}
+			}
+			f.params[d] = be.locals
 		}
 		segs = append(segs, bodySegment{start: len(refs), end: len(refs) + len(body), mixin: mixin})
 		for _, st := range body {

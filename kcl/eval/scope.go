@@ -52,8 +52,11 @@ type locals struct {
 	// unset (a lambda's locals) lists the names its body assigns: read
 	// unassigned and found nowhere else, they are Undefined, not undefined
 	// names (the static pass has judged the program).
-	unset  []string
-	parent *locals
+	unset []string
+	// unresolved marks a scope the static pass did not walk (a schema's
+	// parameter defaults): any name found nowhere is Undefined there.
+	unresolved bool
+	parent     *locals
 }
 
 func (e *env) withLocals(vars map[string]value.Value) *env {
@@ -177,7 +180,7 @@ func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value,
 		return v, nil
 	}
 	for s := e.locals; s != nil; s = s.parent {
-		if slices.Contains(s.unset, name) {
+		if s.unresolved || slices.Contains(s.unset, name) {
 			return value.Undefined, nil
 		}
 	}

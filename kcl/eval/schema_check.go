@@ -22,6 +22,14 @@ func (in *Interp) runChecks(def *schemaDef, f *schemaFrame, args []value.Value, 
 				return err
 			}
 		}
+		if d.rule != nil {
+			// A rule's parent rules check first (rule_check).
+			for _, m := range d.mixins {
+				if err := run(m); err != nil {
+					return err
+				}
+			}
+		}
 		var checks []*syntax.CheckExpr
 		var params *syntax.Arguments
 		if d.stmt != nil {
@@ -44,9 +52,11 @@ func (in *Interp) runChecks(def *schemaDef, f *schemaFrame, args []value.Value, 
 				return err
 			}
 		}
-		for _, m := range d.mixins {
-			if err := run(m); err != nil {
-				return err
+		if d.rule == nil {
+			for _, m := range d.mixins {
+				if err := run(m); err != nil {
+					return err
+				}
 			}
 		}
 		return nil

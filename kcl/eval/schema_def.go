@@ -19,6 +19,9 @@ type schemaDef struct {
 	env     *env // defining environment (file, package)
 	parent  *schemaDef
 	mixins  []*schemaDef
+	// host is a rule's protocol (`rule R for PProtocol`): an instance of
+	// the rule is the protocol's instance, which the rule's checks read.
+	host *schemaDef
 	// attrs are the declared attributes of the whole chain, in order, and
 	// attrTypes their declarations; both are built on first use (attrNames,
 	// attrDecls): a package such as the k8s module defines hundreds of
@@ -235,6 +238,16 @@ func (d *schemaDef) buildAttrs() {
 
 func (in *Interp) defineRule(e *env, s *syntax.RuleStmt) (*schemaDef, error) {
 	def := &schemaDef{name: s.Name.Value, pkgPath: e.pkg.path, rule: s, env: &env{file: e.file, pkg: e.pkg}}
+	if s.ForHostName != nil {
+		hv, err := in.evalIdentifier(e, s.ForHostName)
+		if err != nil {
+			return nil, err
+		}
+		// Another host than a protocol is the static pass's error.
+		if hdef, ok := schemaDefOf(hv); ok && hdef.isProtocol() {
+			def.host = hdef
+		}
+	}
 	for _, p := range s.ParentRules {
 		pv, err := in.evalIdentifier(e, p)
 		if err != nil {

@@ -143,6 +143,9 @@ func (in *Interp) resolveSchemaAt(s *value.Schema, keys []string, pos syntax.Pos
 // instantiate builds an instance; recordPkg is the package creating it, for
 // instances(), or "" when a union re-runs an existing instance.
 func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position, recordPkg string) (value.Value, error) {
+	if def.rule != nil {
+		return in.instantiateRule(def, config, args, kwargs, pos, recordPkg)
+	}
 	cfgExpr := in.nextCfgExpr
 	in.nextCfgExpr = nil
 	origin := pos
@@ -188,7 +191,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 	if len(args) > 0 || len(kwargs) > 0 {
 		hasParams := false
 		for _, d := range def.chain() {
-			if (d.stmt != nil && d.stmt.Args != nil && len(d.stmt.Args.Args) > 0) || (d.rule != nil && d.rule.Args != nil && len(d.rule.Args.Args) > 0) {
+			if d.stmt != nil && d.stmt.Args != nil && len(d.stmt.Args.Args) > 0 {
 				hasParams = true
 			}
 		}
@@ -279,7 +282,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 			}
 			continue
 		}
-		if def.indexSig == nil && def.rule == nil {
+		if def.indexSig == nil {
 			// A key of a literal config is the static pass's CompileError;
 			// one that arrives at run time (inst | {...}) is the official
 			// EvaluationError at the schema body's first line.
@@ -339,9 +342,7 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		}
 		f.output = nil
 	}
-	// A rule's value is its instance too (x = R {...} prints its config), as
-	// in 0.12.1; it is not listed by instances().
-	if recordPkg != "" && def.rule == nil {
+	if recordPkg != "" {
 		var rec value.Value = inst
 		if in.snapshots {
 			// A copy with a config of its own: an edit of a nested value
@@ -363,6 +364,57 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 		return nil, locate(err, pos)
 	}
 	return inst, nil
+}
+
+// instantiateRule evaluates a rule as 0.12.1's rule_body does: a rule with
+// a protocol host is the protocol's instance made from the config (its
+// defaults, types and order; the rule's arguments reach the protocol only
+// when it takes some); one without is an empty dict and reads no config.
+// The rule's decorators, then the checks of its parent rules and its own,
+// run over that value's attributes.
+func (in *Interp) instantiateRule(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position, recordPkg string) (value.Value, error) {
+	checkAt := pos
+	if in.nextCalled {
+		checkAt = syntax.Position{}
+	}
+	if len(args) > 0 || len(kwargs) > 0 {
+		if a := def.rule.Args; a == nil || len(a.Args) == 0 {
+			if len(kwargs) > 0 {
+				return nil, errorAt(pos, errkind.Compile, "\"%s\" got an unexpected keyword argument '%s'", def.name, kwargs[0].Key)
+			}
+			return nil, errorAt(pos, errkind.Compile, "\"%s\" takes 0 positional argument but %d were given", def.name, len(args))
+		}
+	}
+	var out value.Value
+	attrs := value.NewDict(0)
+	if def.host != nil {
+		hostArgs, hostKwargs := args, kwargs
+		if a := def.host.stmt.Args; a == nil || len(a.Args) == 0 {
+			hostArgs, hostKwargs = nil, nil
+		}
+		v, err := in.instantiate(def.host, config, hostArgs, hostKwargs, pos, recordPkg)
+		if err != nil {
+			return nil, err
+		}
+		out = v
+		if s, ok := v.(*value.Schema); ok {
+			attrs = s.Config
+		}
+	} else {
+		in.nextCfgExpr, in.nextOrigin = nil, syntax.Position{}
+		in.nextConverted, in.nextCalled, in.nextCalledOrigin = false, false, false
+		out = attrs
+	}
+	if err := in.checkDeprecated(def.env, def.rule.Decorators, def.name, pos); err != nil {
+		return nil, err
+	}
+	f := &schemaFrame{def: def, inst: attrs, config: value.NewDict(0), ls: newLazyScope(nil)}
+	in.frameStack = append(in.frameStack, frameRef{f: f})
+	defer func(n int) { in.frameStack = in.frameStack[:n] }(len(in.frameStack) - 1)
+	if err := in.runChecks(def, f, args, kwargs, checkAt); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // bodySegment is one body of a schema's combined bodies.

@@ -46,7 +46,7 @@ func (in *Interp) conversionDetails(e *env, v value.Value, ty syntax.Type) strin
 		return ""
 	}
 	def, ok := schemaDefOf(tv)
-	if !ok {
+	if !ok || def.rule != nil {
 		return ""
 	}
 	var b strings.Builder
@@ -276,6 +276,13 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 	if !ok {
 		return v, false, nil
 	}
+	if def.rule != nil {
+		// A rule is no schema for the runtime: no dict converts to it, and
+		// any instance passes, unchecked as 0.12.1 leaves a user type
+		// (a rule's own instances are of its protocol).
+		_, ok := v.(*value.Schema)
+		return v, ok, nil
+	}
 	switch x := v.(type) {
 	case *value.Schema:
 		if sd, ok := x.Def.(*schemaDef); ok && (sd.isSubOf(def) || implementsProtocol(sd, def) || sameDefinition(sd, def)) {
@@ -294,13 +301,10 @@ func (in *Interp) convertNamed(e *env, v value.Value, t *syntax.NamedType, conve
 		if !convert {
 			return v, false, nil
 		}
-		if def.isProtocol() {
-			return v, true, nil
-		}
 		// A dict with a key the schema does not declare as an attribute (an
 		// assignment in the body does not count) stays a dict, and so fails
 		// the type, as the runtime's convert_collection_value.
-		if def.indexSig == nil && def.rule == nil {
+		if def.indexSig == nil {
 			for _, ent := range x.Entries() {
 				if _, declared := def.attrDecls()[ent.Key]; !declared {
 					return v, false, nil

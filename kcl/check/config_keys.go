@@ -34,12 +34,15 @@ func (s *schemaInfo) hasDeclared(name string) bool {
 	return false
 }
 
-// open reports schemas that take any key: mixins, protocols, rules and
-// schemas with an index signature in their chain.
+// open reports schemas that take any key: mixins and schemas with an index
+// signature in their chain, and rules whose protocol has one.
 func (s *schemaInfo) open() bool {
 	n := 0
 	for cur := s; cur != nil && n < 1000; cur, n = cur.parent, n+1 {
-		if cur.stmt == nil || cur.isMixin || cur.stmt.IsProtocol || cur.stmt.IndexSignature != nil {
+		if cur.isRule {
+			return cur.indexSig() != nil
+		}
+		if cur.stmt == nil || cur.isMixin || cur.stmt.IndexSignature != nil {
 			return true
 		}
 		for _, m := range cur.mixins {
@@ -206,10 +209,11 @@ var _ = fmt.Sprintf
 // literalKeys are the keys a schema's own index signature allows when its
 // key type is a string literal or a union of them; nil otherwise.
 func (r *checker) literalKeys(s *schemaInfo) []string {
-	if s.stmt == nil || s.stmt.IndexSignature == nil || s.stmt.IndexSignature.AnyOther {
+	sig := s.indexSig()
+	if sig == nil || sig.AnyOther {
 		return nil
 	}
-	t := r.fromSyntax(r.infos[s.pkg.Path], s.stmt.IndexSignature.KeyTy, 0)
+	t := r.fromSyntax(r.infos[s.sigOwner().pkg.Path], sig.KeyTy, 0)
 	var keys []string
 	switch t.kind {
 	case tLitStr:

@@ -18,7 +18,7 @@ func (r *checker) checkSchemaConfig(e *syntax.SchemaExpr) {
 		return
 	}
 	si := r.schemaByIdent(r.pkg, e.Name)
-	if si == nil || si.isRule {
+	if si == nil {
 		return
 	}
 	r.configTypes(si, cfg.Items, nil, 0)
@@ -258,10 +258,11 @@ func declAt(a *syntax.SchemaAttr) *syntax.Position {
 
 // indexValueType is the value type of a schema's own index signature.
 func (r *checker) indexValueType(s *schemaInfo) *typ {
-	if s.stmt == nil || s.stmt.IndexSignature == nil {
+	sig := s.indexSig()
+	if sig == nil {
 		return anyT
 	}
-	return r.fromSyntax(r.infos[s.pkg.Path], s.stmt.IndexSignature.ValueTy, 0)
+	return r.fromSyntax(r.infos[s.sigOwner().pkg.Path], sig.ValueTy, 0)
 }
 
 // dictIntoSchema reports what the official check_type meets on its way

@@ -21,6 +21,13 @@ func (s *schemaInfo) attrDecl(name string) (*syntax.SchemaAttr, *schemaInfo) {
 			}
 		}
 	}
+	// A rule's (or mixin's) attributes are its protocol's, as the official
+	// SchemaType.get_obj_of_attr falls back to the protocol.
+	for p, k := s.protocol, 0; p != nil && k < 1000; p, k = p.parent, k+1 {
+		if a := p.declared[name]; a != nil {
+			return a, p
+		}
+	}
 	return nil, nil
 }
 
@@ -248,7 +255,7 @@ func (r *checker) instanceOf(id *syntax.Identifier) *typ {
 	if id == nil || r.shadowed(id) {
 		return anyT
 	}
-	if si := r.schemaByIdent(r.pkg, id); si != nil && si.stmt != nil {
+	if si := r.schemaByIdent(r.pkg, id); si != nil {
 		return &typ{kind: tSchema, schema: si, instance: true}
 	}
 	return anyT

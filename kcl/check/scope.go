@@ -73,6 +73,26 @@ type schemaInfo struct {
 	resolving bool // guards inheritance cycles
 }
 
+// sigOwner is the schema whose index signature s takes: its own, or for a
+// rule its protocol (the official rule type copies the protocol's).
+func (s *schemaInfo) sigOwner() *schemaInfo {
+	if s.isRule {
+		if s.protocol == nil {
+			return s
+		}
+		return s.protocol
+	}
+	return s
+}
+
+// indexSig is the index signature of s itself (see sigOwner), nil for none.
+func (s *schemaInfo) indexSig() *syntax.SchemaIndexSignature {
+	if o := s.sigOwner(); o.stmt != nil {
+		return o.stmt.IndexSignature
+	}
+	return nil
+}
+
 // hasAttr reports whether name is an attribute of s, its bases, protocol or
 // mixins.
 func (s *schemaInfo) hasAttr(name string) bool {

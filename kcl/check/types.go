@@ -505,7 +505,7 @@ func (r *checker) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 			}
 		}
 		if t.Identifier == nil || len(t.Identifier.Names) != 1 {
-			if si := r.schemaByIdent(pi, t.Identifier); si != nil && !si.isRule {
+			if si := r.schemaByIdent(pi, t.Identifier); si != nil {
 				return &typ{kind: tSchema, schema: si, instance: true, annotated: true}
 			}
 			return anyT
@@ -516,9 +516,6 @@ func (r *checker) fromSyntax(pi *pkgInfo, t syntax.Type, depth int) *typ {
 		}
 		switch sym.kind {
 		case symSchema:
-			if sym.schema.isRule {
-				return anyT
-			}
 			return &typ{kind: tSchema, schema: sym.schema, instance: true, annotated: true}
 		case symTypeAlias:
 			if sym.alias != nil {

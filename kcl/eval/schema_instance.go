@@ -368,8 +368,8 @@ func (in *Interp) instantiate(def *schemaDef, config *value.Dict, args []value.V
 
 // instantiateRule evaluates a rule as 0.12.1's rule_body does: a rule with
 // a protocol host is the protocol's instance made from the config (its
-// defaults, types and order; the rule's arguments reach the protocol only
-// when it takes some); one without is an empty dict and reads no config.
+// defaults, types and order; a protocol takes no arguments); one without is
+// an empty dict and reads no config.
 // The rule's decorators, then the checks of its parent rules and its own,
 // run over that value's attributes.
 func (in *Interp) instantiateRule(def *schemaDef, config *value.Dict, args []value.Value, kwargs []value.KV, pos syntax.Position, recordPkg string) (value.Value, error) {
@@ -388,11 +388,7 @@ func (in *Interp) instantiateRule(def *schemaDef, config *value.Dict, args []val
 	var out value.Value
 	attrs := value.NewDict(0)
 	if def.host != nil {
-		hostArgs, hostKwargs := args, kwargs
-		if a := def.host.stmt.Args; a == nil || len(a.Args) == 0 {
-			hostArgs, hostKwargs = nil, nil
-		}
-		v, err := in.instantiate(def.host, config, hostArgs, hostKwargs, pos, recordPkg)
+		v, err := in.instantiate(def.host, config, nil, nil, pos, recordPkg)
 		if err != nil {
 			return nil, err
 		}

@@ -298,9 +298,6 @@ func (r *checker) nameType(first string) *typ {
 	}
 	switch {
 	case r.schema != nil && r.schema.hasAttr(first):
-		if r.schema.isRule {
-			return anyT
-		}
 		t, decl := r.attrType(r.schema, first)
 		if decl == nil && r.schemaScope != nil && r.schemaScope.types[first] != nil {
 			return r.schemaScope.types[first] // an undeclared local of the body

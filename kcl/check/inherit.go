@@ -71,7 +71,21 @@ func (r *checker) checkSchemaTypes(p *Package) {
 	for _, name := range pi.order {
 		sym := pi.globals[name]
 		if sym.kind == symSchema && sym.schema.rule != nil {
-			r.paramAnnotations(sym.schema.rule.Args, nil)
+			// The official build of a rule type: its host, its parent
+			// rules, its parameters.
+			rs := sym.schema.rule
+			if rs.ForHostName != nil {
+				if r.ident(rs.ForHostName); sym.schema.protocol == nil {
+					r.report(errkind.IllegalInherit, rs.ForHostName.Pos(), "invalid schema inherit object type, expect protocol, got '%s'", r.identTypeString(rs.ForHostName))
+				}
+			}
+			for _, p := range rs.ParentRules {
+				r.ident(p)
+				if ps := r.schemaByIdent(pi, p); ps == nil || !ps.isRule {
+					r.report(errkind.IllegalInherit, p.Pos(), "illegal rule type '%s'", r.identTypeString(p))
+				}
+			}
+			r.paramAnnotations(rs.Args, nil)
 			continue
 		}
 		if sym.kind != symSchema || sym.schema.stmt == nil {
@@ -85,6 +99,9 @@ func (r *checker) checkSchemaTypes(p *Package) {
 			pos.Col += len([]rune(st.Name.Value))
 			pos.Offset += len(st.Name.Value)
 			r.report(errkind.Compile, pos, "schema protocol name must end with 'Protocol'")
+		}
+		if st.IsProtocol && st.Name != nil && !onlyAttributes(st) {
+			r.report(errkind.Compile, st.Name.Pos(), "a protocol is only allowed to define attributes in it")
 		}
 		if st.ParentName != nil {
 			r.ident(st.ParentName)
@@ -362,4 +379,18 @@ func breakCycle(s *schemaInfo) {
 		}
 		seen[cur] = true
 	}
+}
+
+// onlyAttributes reports a schema statement of attribute declarations only,
+// with no parameters, mixins or checks: what a protocol may hold.
+func onlyAttributes(st *syntax.SchemaStmt) bool {
+	if st.Args != nil || len(st.Mixins) > 0 || len(st.Checks) > 0 {
+		return false
+	}
+	for _, b := range st.Body {
+		if _, ok := b.(*syntax.SchemaAttr); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -210,12 +210,6 @@ func (r *checker) ruleStmt(s *syntax.RuleStmt) {
 	if si == nil || si.rule != s {
 		return
 	}
-	for _, p := range s.ParentRules {
-		r.ident(p)
-	}
-	if s.ForHostName != nil {
-		r.ident(s.ForHostName)
-	}
 	prevLocal, prevSchema := r.local, r.schema
 	sc := &scope{parent: r.local}
 	r.arguments(s.Args, sc, false)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kcl-lang/flux-kcl-controller/kcl/errkind"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/eval"
+	"github.com/kcl-lang/flux-kcl-controller/kcl/mod"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/output"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 	"github.com/kcl-lang/flux-kcl-controller/kcl/value"
@@ -403,33 +404,19 @@ func profileEntries(modRoot string) []string {
 	if modRoot == "" {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(modRoot, "kcl.mod"))
+	b, err := os.ReadFile(filepath.Join(modRoot, mod.ModFileName))
 	if err != nil {
 		return nil
 	}
-	inProfile := false
-	for _, line := range strings.Split(string(b), "\n") {
-		l := strings.TrimSpace(line)
-		if strings.HasPrefix(l, "[") {
-			inProfile = l == "[profile]"
-			continue
-		}
-		if !inProfile || !strings.HasPrefix(l, "entries") {
-			continue
-		}
-		_, list, ok := strings.Cut(l, "=")
-		if !ok {
-			continue
-		}
-		var entries []string
-		if err := json.Unmarshal([]byte(strings.TrimSpace(list)), &entries); err == nil {
-			for i, e := range entries {
-				if !filepath.IsAbs(e) && !strings.HasPrefix(e, "${") {
-					entries[i] = filepath.Join(modRoot, e)
-				}
-			}
-			return entries
+	p, err := mod.ParseProfile(b)
+	if err != nil {
+		return nil
+	}
+	entries := p.Entries
+	for i, e := range entries {
+		if !filepath.IsAbs(e) && !strings.HasPrefix(e, "${") {
+			entries[i] = filepath.Join(modRoot, e)
 		}
 	}
-	return nil
+	return entries
 }

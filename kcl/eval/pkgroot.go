@@ -67,6 +67,11 @@ func (in *Interp) findAbsImport(root, extName, raw string) (dir, pkgPath string)
 	if ext, ok := in.cfg.ExternalPkgs[parts[0]]; ok {
 		return importDir(ext, parts[1:]), raw
 	}
+	if extName != "" {
+		// Neither its own nor another package: 0.12.1 names the folder
+		// below the main package's root (see foreignImport).
+		return importDir(in.modRoot(), parts), raw
+	}
 	return importDir(root, parts), raw
 }
 

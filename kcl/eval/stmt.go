@@ -570,6 +570,9 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 		}
 	default:
 		dir, pkgPath = in.resolveAbsImport(f, raw)
+		if err := in.foreignImport(f, raw, dir, pos); err != nil {
+			return nil, err
+		}
 	}
 	// Every import of a missing package is reported, not only the first.
 	if p, ok := in.pkgs[pkgPath]; ok && !p.missing {
@@ -612,6 +615,30 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 	in.pkgs[pkgPath] = p
 	in.prepare(p)
 	return p, nil
+}
+
+// foreignImport is 0.12.1's answer to an import, in an external package,
+// of a package that is neither the external package's own nor another
+// external one: it loads nothing from the main package's root, where it
+// looks. A folder there is "Failed to import" (even with .k files in it),
+// anything else "Cannot find the module". Nil for every other import.
+func (in *Interp) foreignImport(f *fileUnit, raw, dir string, pos syntax.Position) *Error {
+	first, _, _ := strings.Cut(raw, ".")
+	if _, ext := in.fileRoot(f); ext == "" || in.cfg.ExternalPkgs[first] != "" || strings.HasPrefix(dir, in.cfg.ExternalPkgs[ext]+string(filepath.Separator)) {
+		return nil
+	}
+	var e *Error
+	if in.sb.IsDir(dir) {
+		e = errorAt(pos, errkind.CannotFindModule, "Failed to import the module %s from %s. No KCL files found in the specified folder", raw, dir)
+	} else {
+		e = errorAt(pos, errkind.CannotFindModule, "Cannot find the module %s from %s", raw, dir)
+		e.Suggestions = []string{
+			fmt.Sprintf("try 'kcl mod add %s' to download the missing package", first),
+			"browse more packages at 'https://artifacthub.io'",
+		}
+	}
+	e.missing, e.missingPkg = true, raw
+	return e
 }
 
 // importOutsideRoot is 0.12.1's answer to a relative import in a main-package

@@ -28,6 +28,27 @@ type File struct {
 	Package Package
 	// Dependencies in the order of their names.
 	Dependencies []Dependency
+	Profile      Profile
+}
+
+// Profile is the [profile] table of a kcl.mod: what `kcl run` compiles
+// when it is given no files.
+type Profile struct {
+	// Entries are files, folders or ${name:KCL_MOD}/... paths, relative to
+	// the kcl.mod's folder.
+	Entries []string `toml:"entries"`
+}
+
+// ParseProfile reads only the [profile] table, so that a manifest whose
+// dependencies this package would refuse still gives its entries.
+func ParseProfile(data []byte) (Profile, error) {
+	var raw struct {
+		Profile Profile `toml:"profile"`
+	}
+	if _, err := toml.Decode(string(data), &raw); err != nil {
+		return Profile{}, fmt.Errorf("%w: %s: %v", ErrInvalid, ModFileName, err)
+	}
+	return raw.Profile, nil
 }
 
 // Package is the [package] table of a kcl.mod.
@@ -85,11 +106,12 @@ func ParseFile(data []byte) (*File, error) {
 	var raw struct {
 		Package      Package        `toml:"package"`
 		Dependencies map[string]any `toml:"dependencies"`
+		Profile      Profile        `toml:"profile"`
 	}
 	if _, err := toml.Decode(string(data), &raw); err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", ErrInvalid, ModFileName, err)
 	}
-	f := &File{Package: raw.Package}
+	f := &File{Package: raw.Package, Profile: raw.Profile}
 	names := make([]string, 0, len(raw.Dependencies))
 	for name := range raw.Dependencies {
 		names = append(names, name)

@@ -54,3 +54,37 @@ func TestExternalPackageWinsOverKclMod(t *testing.T) {
 		}
 	}
 }
+
+// An external package importing a package that is neither its own nor
+// another external one (a dependency of its own that was not given) gets
+// nothing from the main package's root, where 0.12.1 looks: a folder there
+// is "Failed to import", anything else "Cannot find the module". Each want
+// is what 0.12.1 prints.
+func TestExternalPackageImportsNothingFromTheMainRoot(t *testing.T) {
+	for name, c := range map[string]struct {
+		main map[string]string
+		want string
+	}{
+		"nothing there": {nil, "Cannot find the module helpers from ${DIR}/app/helpers\n"},
+		"a folder":      {map[string]string{"app/helpers/h.k": "z = 5\n"}, "Failed to import the module helpers from ${DIR}/app/helpers. No KCL files found in the specified folder\n"},
+		"a file":        {map[string]string{"app/helpers.k": "z = 5\n"}, "Cannot find the module helpers from ${DIR}/app/helpers\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			files := map[string]string{
+				"app/kcl.mod": "[package]\nname = \"app\"\n",
+				"app/main.k":  "import lib\n\na = lib.x\n",
+				"lib/kcl.mod": "[package]\nname = \"lib\"\n",
+				"lib/main.k":  "import helpers\n\nx = helpers.z\n",
+			}
+			for k, v := range c.main {
+				files[k] = v
+			}
+			dir := writeFiles(t, files)
+			code, _, errOut := runIn(t, dir+"/app", "run", "main.k", "-E", "lib="+dir+"/lib")
+			want := strings.ReplaceAll(c.want, "${DIR}", dir)
+			if code != 1 || !strings.Contains(errOut, want) || !strings.Contains(errOut, "attribute 'z' not found in 'module 'helpers''") {
+				t.Fatalf("exit %d, stderr:\n%s\nwant it to contain %q and the TypeError", code, errOut, want)
+			}
+		})
+	}
+}

@@ -117,6 +117,18 @@ func TestPackageWithoutFilesUsesKclModProfile(t *testing.T) {
 	if code != 0 || out != "replicas: 1\nenv: prod\n" {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
 	}
+
+	// The list is TOML: over several lines, with a trailing comma, a folder.
+	dir = writeFiles(t, map[string]string{
+		"kcl.mod":        "[package]\nname = \"app\"\n\n[profile]\nentries = [\n    \"./overlay\",\n]\n",
+		"main.k":         "ignored = True\n",
+		"overlay/env.k":  "env = \"prod\"\n",
+		"overlay/size.k": "replicas = 3\n",
+	})
+	code, out, errOut = runIn(t, dir, "run")
+	if code != 0 || out != "env: prod\nreplicas: 3\n" {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, out, errOut)
+	}
 }
 
 // The caret sits under the column as the official renderer draws it: wide

@@ -8,6 +8,8 @@ import (
 // checker is the state of one Check: what the global pass declared, the
 // diagnostics so far, and where the walk is.
 type checker struct {
+	// rules is the graph of rules and their parent rules (see ruleParent).
+	rules ruleGraph
 	// typeAt, when set, is where an undefined name of the type being
 	// walked is reported (see annotation).
 	typeAt *syntax.Position

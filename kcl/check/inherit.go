@@ -83,6 +83,8 @@ func (r *checker) checkSchemaTypes(p *Package) {
 				r.ident(p)
 				if ps := r.schemaByIdent(pi, p); ps == nil || !ps.isRule {
 					r.report(errkind.IllegalInherit, p.Pos(), "illegal rule type '%s'", r.identTypeString(p))
+				} else {
+					r.ruleParent(sym.schema, ps)
 				}
 			}
 			r.paramAnnotations(rs.Args, nil)

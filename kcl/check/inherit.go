@@ -79,6 +79,7 @@ func (r *checker) checkSchemaTypes(p *Package) {
 					r.report(errkind.IllegalInherit, rs.ForHostName.Pos(), "invalid schema inherit object type, expect protocol, got '%s'", r.identTypeString(rs.ForHostName))
 				}
 			}
+			r.reservedTypeName("rule", rs.Name)
 			for _, p := range rs.ParentRules {
 				r.ident(p)
 				if ps := r.schemaByIdent(pi, p); ps == nil || !ps.isRule {
@@ -88,6 +89,7 @@ func (r *checker) checkSchemaTypes(p *Package) {
 				}
 			}
 			r.paramAnnotations(rs.Args, nil)
+			r.decorators(rs.Decorators)
 			continue
 		}
 		if sym.kind != symSchema || sym.schema.stmt == nil {
@@ -95,6 +97,7 @@ func (r *checker) checkSchemaTypes(p *Package) {
 		}
 		si := sym.schema
 		st := si.stmt
+		r.reservedTypeName("schema", st.Name)
 		if st.IsProtocol && st.Name != nil && !strings.HasSuffix(st.Name.Value, "Protocol") {
 			// The official position is just past the name.
 			pos := st.Name.Pos()
@@ -395,4 +398,15 @@ func onlyAttributes(st *syntax.SchemaStmt) bool {
 		}
 	}
 	return true
+}
+
+// reservedTypeName reports a schema or rule named as a built-in type.
+func (r *checker) reservedTypeName(kind string, name *syntax.Name) {
+	if name == nil {
+		return
+	}
+	switch name.Value {
+	case "any", "int", "float", "str", "bool":
+		r.report(errkind.Compile, name.Pos(), "%s name '%s' cannot be the same as the built-in types ([\"any\", \"int\", \"float\", \"str\", \"bool\"])", kind, name.Value)
+	}
 }

@@ -80,11 +80,17 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	if len(files) == 0 {
 		files, listedBy = profileEntries(modRoot), "kcl.mod"
 	}
-	// ${KCL_MOD} is the nearest kcl.mod above the work dir, inside the root
-	// (a konfig stack's kcl.yaml lists ${KCL_MOD}/<app>/base/base.k).
-	kclMod := modRoot
-	if kclMod == "" {
-		kclMod = findModRoot(root, sandbox)
+	// ${KCL_MOD} is the package root of the plain entries (entryModRoot). A
+	// settings file's list is expanded even when the command line's entries
+	// replace it, as 0.12.1 does: its error is the run's.
+	if len(opts.Files) > 0 && len(st.files) > 0 {
+		if _, err := entryModRoot(st.files, root, sandbox); err != nil {
+			return nil, err
+		}
+	}
+	kclMod, err := entryModRoot(files, root, sandbox)
+	if err != nil {
+		return nil, err
 	}
 	if len(files) == 0 {
 		files = []string{"."}
@@ -109,21 +115,22 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	var absFiles []string
 	entryPkgs := map[string]string{}
 	for _, f := range files {
-		f = strings.ReplaceAll(f, "${KCL_MOD}", kclMod)
-		// ${name:KCL_MOD}/file.k is an entry file of external package name.
-		extName := ""
-		if rest, ok := strings.CutPrefix(f, "${"); ok {
-			if name, tail, ok := strings.Cut(rest, ":KCL_MOD}"); ok {
-				dir, known := ext[name]
-				if !known {
-					return nil, &Error{Kind: errkind.CannotFindModule, Message: fmt.Sprintf("the external package %s of entry %s is not given (-E %s=path)", name, f, name)}
-				}
-				if _, ok := importable[name]; !ok {
-					// No package there (no kcl.mod): 0.12.1 cannot expand the entry.
-					return nil, &Error{Kind: errkind.Plain, Message: "Cannot find the kcl file, please check the file path " + f}
-				}
-				f, extName = dir+tail, name
+		if tail, ok := strings.CutPrefix(f, "${KCL_MOD}"); ok {
+			if kclMod == "" {
+				return nil, &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Can not find %s in the path: ", f)}
 			}
+			f = kclMod + tail
+		}
+		// ${name:KCL_MOD}/file.k is an entry file of external package name;
+		// 0.12.1 drops one whose package is not given or whose file is not
+		// there (it finds no package root for it).
+		extName := ""
+		if name, tail, ok := pkgRelative(f); ok {
+			dir, known := ext[name]
+			if _, err := os.Stat(dir + tail); !known || err != nil || !insideAny(dir+tail, sandbox, ext) {
+				continue
+			}
+			f, extName = dir+tail, name
 		}
 		shown := f
 		if !filepath.IsAbs(f) {
@@ -388,6 +395,69 @@ func decodeJSONValue(dec *json.Decoder) (value.Value, error) {
 }
 
 // findModRoot walks up from dir (not above limit) to a directory with kcl.mod.
+// pkgRelative splits a ${name:KCL_MOD}/tail entry.
+func pkgRelative(f string) (name, tail string, ok bool) {
+	rest, ok := strings.CutPrefix(f, "${")
+	if !ok {
+		return "", "", false
+	}
+	return strings.Cut(rest, ":KCL_MOD}")
+}
+
+// entryModRoot is what ${KCL_MOD} stands for in a list of entries, found as
+// 0.12.1's get_compile_entries_from_paths finds it: the package root of
+// the plain entries (each one's nearest kcl.mod, or a file's own folder)
+// when they share one, the work dir's when they do not, "" when they have
+// none. A list of mod-relative entries alone is refused with the message
+// 0.12.1 gives for its first one.
+func entryModRoot(files []string, root, sandbox string) (string, error) {
+	roots := map[string]bool{}
+	var last string
+	plain := false
+	for _, f := range files {
+		if strings.HasPrefix(f, "${") {
+			continue
+		}
+		plain = true
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(root, f)
+		}
+		if r := pkgRoot(f, sandbox); r != "" {
+			roots[r], last = true, r
+		}
+	}
+	switch {
+	case !plain && len(files) > 0 && strings.HasPrefix(files[0], "${KCL_MOD}"):
+		return "", &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Can not find %s in the path: ", files[0])}
+	case !plain && len(files) > 0:
+		return "", &Error{Kind: errkind.Plain, Message: "Cannot find the kcl file, please check the file path " + files[0]}
+	case len(roots) == 1:
+		return last, nil
+	case len(roots) > 1:
+		if r := pkgRoot(root, sandbox); r != "" {
+			return r, nil
+		}
+		return root, nil
+	}
+	return "", nil
+}
+
+// pkgRoot is 0.12.1's get_pkg_root, inside the sandbox: the nearest folder
+// holding a kcl.mod at or above p, else the folder of a .k file that is
+// there, else "".
+func pkgRoot(p, sandbox string) string {
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	if m := findModRoot(p, sandbox); m != "" {
+		return m
+	}
+	if strings.HasSuffix(p, ".k") {
+		return filepath.Dir(p)
+	}
+	return ""
+}
+
 func findModRoot(dir, limit string) string {
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "kcl.mod")); err == nil {

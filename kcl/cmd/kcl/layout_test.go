@@ -139,3 +139,45 @@ error[E2G22]: TypeError
 		t.Errorf("code %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// ${KCL_MOD} stands for the package root of the plain entries, as 0.12.1's
+// get_compile_entries_from_paths finds it: a file's own folder when no
+// kcl.mod is above it, the work dir when the entries' roots differ. Entries
+// that are all mod-relative are refused, a settings file's even under
+// command-line entries; ${name:KCL_MOD} entries with no package or no file
+// are dropped. Each want is what 0.12.1 prints.
+func TestModRelativeEntriesExpandAsTheOfficialCLI(t *testing.T) {
+	files := map[string]string{
+		"a.k":         "a = 1\n",
+		"b.k":         "b = 2\n",
+		"sub/a.k":     "c = 3\n",
+		"sub/b.k":     "d = 4\n",
+		"libdir/x.k":  "x = 9\n",
+		"only.yaml":   "kcl_cli_configs:\n  file:\n    - ${KCL_MOD}/a.k\n",
+		"mixed.yaml":  "kcl_cli_configs:\n  file:\n    - ${KCL_MOD}/a.k\n    - sub/../b.k\n    - sub/a.k\n",
+		"nested.yaml": "kcl_cli_configs:\n  file:\n    - sub/b.k\n    - ${KCL_MOD}/a.k\n",
+	}
+	for _, c := range []struct {
+		args      []string
+		out, errs string
+	}{
+		{[]string{"-Y", "only.yaml"}, "", "error[E3M38]: EvaluationError\nCan not find ${KCL_MOD}/a.k in the path: \n"},
+		{[]string{"b.k", "-Y", "only.yaml"}, "", "error[E3M38]: EvaluationError\nCan not find ${KCL_MOD}/a.k in the path: \n"},
+		{[]string{"-Y", "mixed.yaml"}, "a: 1\nb: 2\nc: 3\n", ""},
+		{[]string{"-Y", "nested.yaml"}, "d: 4\nc: 3\n", ""},
+		{[]string{"${lib:KCL_MOD}/x.k", "b.k", "-E", "lib=./libdir"}, "x: 9\nb: 2\n", ""},
+		{[]string{"${nolib:KCL_MOD}/x.k", "b.k"}, "b: 2\n", ""},
+		{[]string{"${lib:KCL_MOD}/y.k", "b.k", "-E", "lib=./libdir"}, "b: 2\n", ""},
+		{[]string{"${lib:KCL_MOD}/x.k", "-E", "lib=./libdir"}, "", "error[E3M38]: Cannot find the kcl file, please check the file path ${lib:KCL_MOD}/x.k\n"},
+	} {
+		dir := writeFiles(t, files)
+		code, out, errOut := runIn(t, dir, append([]string{"run"}, c.args...)...)
+		wantCode := 0
+		if c.errs != "" {
+			wantCode = 1
+		}
+		if code != wantCode || out != c.out || errOut != c.errs {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want stdout %q, stderr %q", c.args, code, out, errOut, c.out, c.errs)
+		}
+	}
+}

@@ -63,12 +63,19 @@ entries = ["main.k"]
 		"[dependencies]\nx = { git = \"u\", path = \"p\" }\n",
 		"[dependencies]\nx = { git = \"u\", tag = \"a\", branch = \"b\" }\n",
 		"[dependencies]\nx = { oci = \"ghcr.io/x\" }\n",
-		"[dependencies]\nx = 1\n",
 		"[dependencies\n",
 	} {
 		if _, err := ParseFile([]byte(bad)); !errors.Is(err, ErrInvalid) {
 			t.Errorf("%q: got %v, want ErrInvalid", bad, err)
 		}
+	}
+	// A value neither a version nor a table is no dependency, as in kpm
+	// (and `kcl run` 0.12.1 runs the program).
+	if f, err := ParseFile([]byte("[dependencies]\nk8s = 1.29\nx = \"1.0\"\n")); err != nil || len(f.Dependencies) != 1 || f.Dependencies[0].Name != "x" {
+		t.Errorf("a float version: got %+v, %v; want only x", f, err)
+	}
+	if p, err := ParseProfile([]byte("[profile]\nentries = [\n  \"a.k\",\n  \"b\",\n]\n[dependencies]\nk8s = { git = \"u\", path = \"p\" }\n")); err != nil || len(p.Entries) != 2 || p.Entries[1] != "b" {
+		t.Errorf("ParseProfile: got %+v, %v", p, err)
 	}
 }
 

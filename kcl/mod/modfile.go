@@ -148,7 +148,9 @@ func ParseFile(data []byte) (*File, error) {
 				}
 			}
 		default:
-			return nil, fmt.Errorf("%w: %s: dependency %s is neither a version nor a table", ErrInvalid, ModFileName, name)
+			// kpm gives such a dependency (`k8s = 1.29`, a float) no source
+			// and goes on: nothing is fetched for it.
+			continue
 		}
 		if err := d.validate(); err != nil {
 			return nil, err

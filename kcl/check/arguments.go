@@ -139,12 +139,12 @@ type param struct {
 	ty       syntax.Type
 	required bool
 	pos      syntax.Position
+	// t is a builtin's parameter type (ty is nil); nil is any.
+	t *typ
 }
 
 // callArguments checks a call's arguments against sig; with walk, it walks
-// each argument first, as the official resolver does: an argument's type is
-// judged before the next argument is walked, and the arguments past the
-// parameters' count after the first are not walked.
+// each argument first (see matchArguments).
 func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syntax.Expr, kwargs []*syntax.Keyword, walk bool) {
 	var params []param
 	if sig.annot != nil {
@@ -187,12 +187,22 @@ func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syn
 		r.popOrder()
 		r.sortFrom(start)
 	}
+	r.matchArguments(fn.Pos(), sig.name, params, args, kwargs, walk, check)
+}
+
+// matchArguments matches a call's arguments to params and checks each with
+// check, as the official resolver does: with walk, an argument is walked
+// and judged before the next one is walked; the arguments past the
+// parameters' count after the first are not walked, nor the values of
+// unknown keywords. quoted names the function in the messages, fnPos is
+// where a missing argument is reported.
+func (r *checker) matchArguments(fnPos syntax.Position, quoted string, params []param, args []syntax.Expr, kwargs []*syntax.Keyword, walk bool, check func(param, syntax.Expr)) {
 	for i, a := range args {
 		if walk {
 			r.expr(a)
 		}
 		if i >= len(params) {
-			r.report(errkind.Compile, args[len(params)].Pos(), "%s takes %s but %d were given", sig.name, positional(len(params)), len(args))
+			r.report(errkind.Compile, args[len(params)].Pos(), "%s takes %s but %d were given", quoted, positional(len(params)), len(args))
 			break
 		}
 		check(params[i], a)
@@ -210,7 +220,7 @@ func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syn
 			if prevKw != nil {
 				pos = prevKw.End()
 			}
-			r.report(errkind.Compile, pos, "%s has duplicated keyword argument %s", sig.name, name)
+			r.report(errkind.Compile, pos, "%s has duplicated keyword argument %s", quoted, name)
 		}
 		seen[name] = true
 		prevKw = kw
@@ -227,7 +237,7 @@ func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syn
 			if suggs := suggestions(name, names); len(suggs) > 0 {
 				msg = fmt.Sprintf(", did you mean '%s'?", strings.Join(suggs, " or "))
 			}
-			r.report(errkind.Compile, kw.Arg.Pos(), "%s got an unexpected keyword argument '%s'%s", sig.name, name, msg)
+			r.report(errkind.Compile, kw.Arg.Pos(), "%s got an unexpected keyword argument '%s'%s", quoted, name, msg)
 			// The official walk reaches the value of a known keyword only.
 			continue
 		}
@@ -246,7 +256,7 @@ func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syn
 		}
 	}
 	if got < required {
-		r.report(errkind.Compile, fn.Pos(), "expected %s, found %d", positional(required), got)
+		r.report(errkind.Compile, fnPos, "expected %s, found %d", positional(required), got)
 	}
 }
 
@@ -262,19 +272,23 @@ var strRequired = map[string][]string{
 // arguments, such as "".startswith().
 func (r *checker) strMethodCall(e *syntax.CallExpr) {
 	var recv *typ
-	var method string
+	// name is how the official message quotes the function: a dotted
+	// name whole (`s.split`), a method of another value by its name.
+	var method, name string
 	switch f := e.Func.(type) {
 	case *syntax.SelectorExpr:
 		if f.Attr == nil || len(f.Attr.Names) != 1 {
 			return
 		}
 		recv, method = r.exprType(f.Value, 0), f.Attr.Names[0].Value
+		name = method
 	case *syntax.Identifier:
 		if len(f.Names) < 2 || len(f.Names) == 2 && r.pkg.globals[f.Names[0].Value] != nil && r.pkg.globals[f.Names[0].Value].kind == symModule {
 			return
 		}
 		prefix := &syntax.Identifier{Span: f.Span, Names: f.Names[:len(f.Names)-1]}
 		recv, method = r.identType(prefix), f.Names[len(f.Names)-1].Value
+		name = f.Name()
 	default:
 		return
 	}
@@ -283,7 +297,7 @@ func (r *checker) strMethodCall(e *syntax.CallExpr) {
 	}
 	r.typedArguments(e.Args, strMethodParams[method])
 	if max, ok := strMethodMax[method]; ok && len(e.Args) > max {
-		r.report(errkind.Compile, e.Args[max].Pos(), `"%s" takes %s but %d were given`, method, positional(max), len(e.Args))
+		r.report(errkind.Compile, e.Args[max].Pos(), `"%s" takes %s but %d were given`, name, positional(max), len(e.Args))
 		return
 	}
 	required, ok := strRequired[method]

@@ -67,7 +67,8 @@ var (
 		"len": {iterableT}, "hex": {intT}, "bin": {intT}, "oct": {intT}, "ord": {strT},
 		"sorted": {iterableT, boolT}, "range": {intT, intT, intT}, "pow": {numberT, numberT, numberT},
 		"round": {numberT, intT}, "int": {nil, intT}, "typeof": {nil, boolT},
-		"sum": {{kind: tList, elem: anyT}},
+		"sum": {{kind: tList, elem: anyT}}, "isunique": {{kind: tList, elem: anyT}},
+		"all_true": {{kind: tList, elem: anyT}}, "any_true": {{kind: tList, elem: anyT}},
 	}
 	// strMethodParams are the official parameter types of the str methods
 	// (positional, in order; nil is any).
@@ -96,42 +97,65 @@ var (
 		"collection": {"union_all": {{kind: tList, elem: anyT}}},
 		"file":       {"read": {strT}, "glob": {strT}, "exists": {strT}, "abs": {strT}, "append": {strT, strT}, "mkdir": {strT, boolT}, "delete": {strT}, "cp": {strT, strT}, "mv": {strT, strT}, "size": {strT}, "write": {strT, strT}, "read_env": {strT}},
 		"template":   {"execute": {strT, {kind: tDict, key: strT, elem: anyT}}, "html_escape": {strT}},
+		"runtime":    {"catch": {{kind: tFunc, elem: anyT}}},
 	}
 )
 
-// builtinArguments reports a positional argument of a builtin (or math
-// function) whose type cannot be the parameter's, as the official argument
-// check does. Schema instances are left to run time.
+// builtinParamNames are the official parameter names of the builtins that
+// have fixed parameters (print, max, min, zip and dict take any).
+var builtinParamNames = map[string][]string{
+	"option": {"key", "type", "required", "default", "help"}, "multiplyof": {"a", "b"},
+	"isunique": {"inval"}, "isnullish": {"inval"}, "len": {"inval"}, "abs": {"inval"},
+	"all_true": {"inval"}, "any_true": {"inval"}, "hex": {"number"}, "bin": {"number"},
+	"oct": {"number"}, "ord": {"c"}, "sorted": {"inval", "reverse"},
+	"range": {"start", "stop", "step"}, "sum": {"iterable", "start"}, "pow": {"x", "y", "z"},
+	"round": {"number", "ndigits"}, "int": {"number", "base"}, "float": {"number"},
+	"bool": {"x"}, "str": {"x"}, "list": {"x"}, "typeof": {"x", "full_name"},
+}
+
+// builtinCall walks and checks the arguments of a call of a builtin with
+// fixed parameters, as the official resolver checks any function's (see
+// matchArguments); false when e calls something else.
+func (r *checker) builtinCall(e *syntax.CallExpr) bool {
+	id, ok := e.Func.(*syntax.Identifier)
+	if !ok || len(id.Names) != 1 || r.shadowed(id) || r.pkg.globals[id.Names[0].Value] != nil {
+		return false
+	}
+	name := id.Names[0].Value
+	names, ok := builtinParamNames[name]
+	if !ok {
+		return false
+	}
+	types, min := builtinParams[name], builtinArity[name].min
+	params := make([]param, len(names))
+	for i, n := range names {
+		params[i] = param{name: n, required: i < min}
+		if i < len(types) {
+			params[i].t = types[i]
+		}
+	}
+	r.matchArguments(id.Pos(), `"`+name+`"`, params, e.Args, e.Keywords, true, func(p param, v syntax.Expr) {
+		r.typedArgument(v, p.t)
+	})
+	return true
+}
+
+// builtinArguments reports a positional argument of a system module's
+// function whose type cannot be the parameter's, as the official argument
+// check does, then a wrong count of arguments.
 func (r *checker) builtinArguments(e *syntax.CallExpr) {
 	id, ok := e.Func.(*syntax.Identifier)
-	if !ok || r.shadowed(id) {
+	if !ok || r.shadowed(id) || len(id.Names) != 2 {
 		return
 	}
-	var params []*typ
-	switch len(id.Names) {
-	case 1:
-		if r.pkg.globals[id.Names[0].Value] != nil {
-			return
-		}
-		params = builtinParams[id.Names[0].Value]
-	case 2:
-		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.system != "" {
-			params = systemParams[sym.system][id.Names[1].Value]
-		}
+	sym := r.pkg.globals[id.Names[0].Value]
+	if sym == nil || sym.kind != symModule || sym.system == "" {
+		return
 	}
-	r.typedArguments(e.Args, params)
-	switch len(id.Names) {
-	case 1:
-		if a, ok := builtinArity[id.Names[0].Value]; ok {
-			r.arity(e, `"`+id.Names[0].Value+`"`, a, len(e.Keywords))
-		}
-	case 2:
-		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule && sym.system != "" {
-			name := sym.system + "." + id.Names[1].Value
-			if a, ok := systemArity[name]; ok {
-				r.arity(e, `"`+name+`"`, a, len(e.Keywords))
-			}
-		}
+	r.typedArguments(e.Args, systemParams[sym.system][id.Names[1].Value])
+	name := sym.system + "." + id.Names[1].Value
+	if a, ok := systemArity[name]; ok {
+		r.arity(e, `"`+name+`"`, a, len(e.Keywords))
 	}
 }
 
@@ -208,7 +232,7 @@ func (r *checker) arity(e *syntax.CallExpr, quoted string, a arity, keywords int
 }
 
 // typedArguments reports positional arguments whose type cannot be their
-// parameter's (nil: any); schema instances are left to run time.
+// parameter's (nil: any); a starred one ends the check.
 func (r *checker) typedArguments(args []syntax.Expr, params []*typ) {
 	for i, a := range args {
 		if i >= len(params) || a == nil {
@@ -217,16 +241,22 @@ func (r *checker) typedArguments(args []syntax.Expr, params []*typ) {
 		if _, ok := a.(*syntax.StarredExpr); ok {
 			return
 		}
-		if params[i] == nil {
-			continue
-		}
-		t := r.exprType(a, 0)
-		if t.isAny() || t.kind == tSchema || t.kind == tUnion && hasSchema(t) {
-			continue
-		}
-		if !assignable(t, params[i]) {
-			r.report(errkind.Type, a.Pos(), "expected %s, got %s", params[i], t)
-		}
+		r.typedArgument(a, params[i])
+	}
+}
+
+// typedArgument reports an argument whose type cannot be want (nil: any);
+// schema instances are left to run time.
+func (r *checker) typedArgument(a syntax.Expr, want *typ) {
+	if want == nil || a == nil {
+		return
+	}
+	t := r.exprType(a, 0)
+	if t.isAny() || t.kind == tSchema || t.kind == tUnion && hasSchema(t) {
+		return
+	}
+	if !assignable(t, want) {
+		r.report(errkind.Type, a.Pos(), "expected %s, got %s", want, t)
 	}
 }
 

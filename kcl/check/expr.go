@@ -44,7 +44,7 @@ func (r *checker) expr(e syntax.Expr) {
 		id, _ := e.Func.(*syntax.Identifier)
 		if sig, ok := r.callSignature(id); ok {
 			r.callArguments(id, sig, e.Args, e.Keywords, true)
-		} else {
+		} else if !r.builtinCall(e) {
 			r.exprs(e.Args)
 			for _, k := range e.Keywords {
 				r.expr(k.Value)

@@ -201,7 +201,8 @@ func toStr(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value
 }
 
 func toList(_ *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
-	x, ok := arg(args, kwargs, 0, "x")
+	// 0.12.1's list reads its argument by position only: list(x = v) is [].
+	x, ok := arg(args, nil, 0, "")
 	if !ok {
 		return value.NewList(nil), nil
 	}
@@ -248,7 +249,14 @@ func dictFrom(t *value.Thread, x value.Value) (*value.Dict, error) {
 
 func toDict(t *value.Thread, _ *value.Builtin, args []value.Value, kwargs []value.KV) (value.Value, error) {
 	out := value.NewDict(len(kwargs))
-	if x, ok := arg(args, nil, 0, ""); ok {
+	// 0.12.1's dict reads its argument as the keyword x first, then by
+	// position, and then adds every keyword: dict(x = {a = 1}) is
+	// {a = 1, x = {a = 1}}.
+	x, ok := arg(nil, kwargs, 0, "x")
+	if !ok {
+		x, ok = arg(args, nil, 0, "")
+	}
+	if ok {
 		d, err := dictFrom(t, x)
 		if err != nil {
 			return nil, err

@@ -8,7 +8,7 @@ import (
 )
 
 // attrDecl finds the declaration of a schema attribute: the schema's own,
-// else its bases', mixins' and, for a mixin, its protocol's.
+// else its bases', mixins' and, for a rule or mixin, its protocol's.
 func (s *schemaInfo) attrDecl(name string) (*syntax.SchemaAttr, *schemaInfo) {
 	n := 0
 	for cur := s; cur != nil && n < 1000; cur, n = cur.parent, n+1 {
@@ -19,10 +19,6 @@ func (s *schemaInfo) attrDecl(name string) (*syntax.SchemaAttr, *schemaInfo) {
 			if a := m.declared[name]; a != nil {
 				return a, m
 			}
-		}
-		// A mixin's protocol declares attributes of the mixin.
-		if p := cur.protocol; p != nil && p.declared[name] != nil {
-			return p.declared[name], p
 		}
 	}
 	// A rule's (or mixin's) attributes are its protocol's, as the official

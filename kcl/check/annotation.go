@@ -78,6 +78,7 @@ func (r *checker) globalPass(f *SourceFile, early bool) {
 		for _, st := range f.Body {
 			if s, ok := st.(*syntax.TypeAliasStmt); ok && s.TypeName != nil {
 				r.markType(s.Ty, s.TypeName.Pos()) // at the alias's name
+				r.aliasName(s)
 				r.early[s.TypeName.Name()] = true
 			}
 		}
@@ -131,6 +132,14 @@ func (r *checker) globalPass(f *SourceFile, early bool) {
 		}
 	}
 	walk(f.Body)
+}
+
+// aliasName reports a type alias named as a built-in type.
+func (r *checker) aliasName(s *syntax.TypeAliasStmt) {
+	switch name := s.TypeName.Name(); name {
+	case "any", "int", "float", "str", "bool":
+		r.report(errkind.Type, s.TypeName.Pos(), `type alias '%s' cannot be the same as the built-in types (["any", "int", "float", "str", "bool"])`, name)
+	}
 }
 
 // globalType records a top-level assignment's target in the global scope,
@@ -225,14 +234,14 @@ func (r *checker) typeName(id *syntax.Identifier) {
 	if len(id.Names) == 0 {
 		return
 	}
+	pos := id.Pos()
+	if r.typeAt != nil {
+		pos = *r.typeAt
+	}
 	first := id.Names[0].Value
 	if len(id.Names) == 1 {
 		if r.visibleGlobal(first) != nil || builtinSet[first] || r.localHas(first) {
 			return
-		}
-		pos := id.Pos()
-		if r.typeAt != nil {
-			pos = *r.typeAt
 		}
 		r.undefined(id.Names[0].Value, pos)
 		return
@@ -243,7 +252,7 @@ func (r *checker) typeName(id *syntax.Identifier) {
 		return
 	}
 	if sym == nil {
-		r.undefined(first, id.Pos())
+		r.undefined(first, pos)
 		return
 	}
 	if sym.system != "" {
@@ -251,13 +260,9 @@ func (r *checker) typeName(id *syntax.Identifier) {
 		// name they do not have at all is the official TypeError.
 		member := id.Names[1].Value
 		if len(id.Names) == 2 && !systemMembers[sym.system][member] && !(sym.system == "units" && member == "NumberMultiplier") {
-			pos := id.Pos()
-			if r.typeAt != nil {
-				pos = *r.typeAt
-			}
 			r.report(errkind.Type, pos, "attribute '%s' not found in 'module '%s''", member, sym.system)
 		}
 		return
 	}
-	r.moduleMembers(sym, id)
+	r.moduleMembersAt(sym, id, pos)
 }

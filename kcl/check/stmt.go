@@ -79,6 +79,13 @@ func (r *checker) stmt(s syntax.Stmt) {
 		}
 		r.unifiedGlobal(s)
 	case *syntax.TypeAliasStmt:
+		if s.TypeName != nil && s.Ty != nil && !r.prepassed[s.Ty] {
+			// An alias the global passes did not meet (in an if block)
+			// is judged by the walk, at its name too.
+			r.markType(s.Ty, s.TypeName.Pos())
+			r.aliasName(s)
+			break
+		}
 		r.annotation(s.Ty)
 	case *syntax.ExprStmt:
 		for _, e := range s.Exprs {

@@ -113,8 +113,10 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		}
 	}
 	var absFiles []string
+	var plain []bool // an entry as written, not a ${…KCL_MOD} one
 	entryPkgs := map[string]string{}
 	for _, f := range files {
+		plain = append(plain, !strings.HasPrefix(f, "${"))
 		if tail, ok := strings.CutPrefix(f, "${KCL_MOD}"); ok {
 			if kclMod == "" {
 				return nil, &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Can not find %s in the path: ", f)}
@@ -128,6 +130,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 		if name, tail, ok := pkgRelative(f); ok {
 			dir, known := ext[name]
 			if _, err := os.Stat(dir + tail); !known || err != nil || !insideAny(dir+tail, sandbox, ext) {
+				plain = plain[:len(plain)-1]
 				continue
 			}
 			f, extName = dir+tail, name
@@ -146,6 +149,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 			entryPkgs[filepath.Clean(f)] = extName
 		}
 	}
+	absFiles = rootedEntries(absFiles, plain, sandbox)
 	// The package root is the nearest kcl.mod above the first entry, inside
 	// the root; without one each entry file imports from its own directory.
 	modFile := false
@@ -440,6 +444,55 @@ func entryModRoot(files []string, root, sandbox string) (string, error) {
 		return root, nil
 	}
 	return "", nil
+}
+
+// rootedEntries is what 0.12.1 compiles of a list of entries: the plain
+// ones that have a package root (pkgRoot: an existing .k file, or a path
+// below a kcl.mod) and every mod-relative one; all of them when no plain
+// one has a root. A folder without a kcl.mod next to a file, or a file that
+// is not there next to one that is, is dropped.
+func rootedEntries(files []string, plain []bool, sandbox string) []string {
+	rooted := make([]bool, len(files))
+	anyRooted := false
+	for i, f := range files {
+		rooted[i] = !plain[i] || pkgRoot(f, sandbox) != ""
+		anyRooted = anyRooted || plain[i] && rooted[i]
+	}
+	if !anyRooted {
+		return files
+	}
+	kept := files[:0:0]
+	for i, f := range files {
+		if rooted[i] {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// MissingEntry is the entry 0.12.1 refuses as missing in a list written
+// relative to dir: when no entry has a package root, the first one that is
+// not there; "" when every entry is there or one has a root (Run then drops
+// those without).
+func MissingEntry(files []string, dir string) string {
+	var abs []string
+	var plain []bool
+	for _, f := range files {
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(dir, f)
+		}
+		abs, plain = append(abs, f), append(plain, !strings.HasPrefix(f, "${") && !strings.Contains(f, "${"))
+	}
+	sep := string(filepath.Separator)
+	if len(rootedEntries(abs, plain, sep)) < len(abs) {
+		return ""
+	}
+	for i, f := range abs {
+		if _, err := os.Stat(f); plain[i] && err != nil {
+			return files[i]
+		}
+	}
+	return ""
 }
 
 // pkgRoot is 0.12.1's get_pkg_root, inside the sandbox: the nearest folder

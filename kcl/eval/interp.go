@@ -276,20 +276,10 @@ func (in *Interp) mergeExprResults(globals *value.Dict) (value.Value, error) {
 
 func (in *Interp) loadMain() (*pkgState, error) {
 	p := &pkgState{path: value.MainPkg, types: map[string]*typeAlias{}}
-	// Entries that mix files and directories are the files only, as in
-	// 0.12.1 (`kcl run ../base main.k` reads main.k).
-	hasFile := false
-	for _, f := range in.cfg.Files {
-		if !in.sb.IsDir(f) {
-			hasFile = true
-			break
-		}
-	}
+	// The entries are those 0.12.1 keeps (kcl.Run drops a folder without a
+	// kcl.mod next to a file: `kcl run ../base main.k` reads main.k).
 	for _, f := range in.cfg.Files {
 		if in.sb.IsDir(f) {
-			if hasFile {
-				continue
-			}
 			files, err := in.sb.KFiles(f)
 			if err != nil {
 				return nil, &Error{Kind: errkind.CannotFindModule, Msg: fmt.Sprintf("Cannot find the module %s", f)}

@@ -181,3 +181,38 @@ func TestModRelativeEntriesExpandAsTheOfficialCLI(t *testing.T) {
 		}
 	}
 }
+
+// 0.12.1 compiles the entries that have a package root (an existing .k
+// file, or a path below a kcl.mod) and drops the others; only when none has
+// one is a missing entry refused, on the command line and in a settings
+// file alike. Each want is what 0.12.1 prints.
+func TestEntriesWithoutAPackageRootAreDropped(t *testing.T) {
+	base := map[string]string{"test.k": "value = 1\n", "sub/s.k": "s = 5\n"}
+	withMod := map[string]string{"kcl.mod": "", "test.k": "value = 1\n", "sub/s.k": "s = 5\n"}
+	missing := "error[E3M38]: Cannot find the kcl file, please check the file path nope.k\n"
+	for _, c := range []struct {
+		files     map[string]string
+		args      []string
+		out, errs string
+	}{
+		{base, []string{"nope.k", "test.k"}, "value: 1\n", ""},
+		{base, []string{"nodir/", "test.k"}, "value: 1\n", ""},
+		{base, []string{"sub/", "test.k"}, "value: 1\n", ""},
+		{base, []string{"sub/", "nope.k"}, "", missing},
+		{withMod, []string{"sub/", "test.k"}, "s: 5\nvalue: 1\n", ""},
+		{withMod, []string{"sub/", "nope.k"}, "s: 5\n", ""},
+		{map[string]string{"test.k": "value = 1\n", "kcl.yaml": "kcl_cli_configs:\n  files:\n    - ./nope/test.k\n    - test.k\n"}, nil, "value: 1\n", ""},
+		{map[string]string{"test.k": "value = 1\n", "kcl.yaml": "kcl_cli_configs:\n  files:\n    - ./nope/test.k\n"}, []string{"test.k"}, "",
+			"error[E3M38]: EvaluationError\nCannot find the kcl file, please check the file path ./nope/test.k\n"},
+	} {
+		dir := writeFiles(t, c.files)
+		code, out, errOut := runIn(t, dir, append([]string{"run"}, c.args...)...)
+		wantCode := 0
+		if c.errs != "" {
+			wantCode = 1
+		}
+		if code != wantCode || out != c.out || errOut != c.errs {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want stdout %q, stderr %q", c.args, code, out, errOut, c.out, c.errs)
+		}
+	}
+}

@@ -274,12 +274,12 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 			if !filepath.IsAbs(base) {
 				base = filepath.Join(cwd, base)
 			}
+			// 0.12.1 first loads the settings against the working
+			// directory, where the listed files are looked for too.
+			if f := kcl.MissingEntry(listed, cwd); f != "" {
+				return opts, fmt.Errorf("Cannot find the kcl file, please check the file path %s", f)
+			}
 			for _, f := range listed {
-				// 0.12.1 first loads the settings against the working
-				// directory, where each listed file must exist too.
-				if missingEntry(cwd, f) {
-					return opts, fmt.Errorf("Cannot find the kcl file, please check the file path %s", f)
-				}
 				if !modRelative(f) && !filepath.IsAbs(f) {
 					f = filepath.Join(base, f)
 				}
@@ -287,10 +287,12 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 			}
 		}
 	} else {
-		for _, f := range opts.Files {
-			if missingEntry(cwd, f) {
-				return opts, &missingFileError{path: f}
-			}
+		if f := kcl.MissingEntry(opts.Files, cwd); f != "" {
+			return opts, &missingFileError{path: f}
+		}
+		// The settings files' list is loaded too, and refused alike.
+		if f := kcl.MissingEntry(listed, cwd); f != "" {
+			return opts, fmt.Errorf("Cannot find the kcl file, please check the file path %s", f)
 		}
 	}
 	// The work dir must hold every entry file: widen it from the working
@@ -335,18 +337,6 @@ func pathParent(p string) string {
 		return "/"
 	}
 	return p[:i]
-}
-
-// missingEntry reports an entry file that does not exist, relative to cwd.
-func missingEntry(cwd, f string) bool {
-	if modRelative(f) {
-		return false
-	}
-	if !filepath.IsAbs(f) {
-		f = filepath.Join(cwd, f)
-	}
-	_, err := os.Stat(f)
-	return err != nil
 }
 
 // missingFileError is an entry file on the command line that does not exist:

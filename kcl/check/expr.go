@@ -182,9 +182,7 @@ func (r *checker) expr(e syntax.Expr) {
 			r.configEntries(e.Items, deferred)
 		})
 	case *syntax.CheckExpr:
-		r.expr(e.Test)
-		r.expr(e.IfCond)
-		r.expr(e.Msg)
+		r.checkExpr(e)
 	case *syntax.LambdaExpr:
 		r.parameters(e.Args)
 		r.withScope(func(sc *scope) {

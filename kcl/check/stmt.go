@@ -205,11 +205,17 @@ func (r *checker) schemaStmt(s *syntax.SchemaStmt) {
 	defer func() { r.schemaScope, r.paramTypes = prevSchemaScope, prevParams }()
 	r.stmts(s.Body)
 	for _, c := range s.Checks {
-		r.expr(c.Test)
-		r.expr(c.IfCond)
-		r.expr(c.Msg)
+		r.checkExpr(c)
 	}
 	r.local, r.schema = prevLocal, prevSchema
+}
+
+// checkExpr resolves a check block's expression in the official
+// walk_check_expr's order: the message, the if condition, then the test.
+func (r *checker) checkExpr(c *syntax.CheckExpr) {
+	r.expr(c.Msg)
+	r.expr(c.IfCond)
+	r.expr(c.Test)
 }
 
 func (r *checker) ruleStmt(s *syntax.RuleStmt) {
@@ -222,9 +228,7 @@ func (r *checker) ruleStmt(s *syntax.RuleStmt) {
 	r.arguments(s.Args, sc, false)
 	r.local, r.schema = sc, si
 	for _, c := range s.Checks {
-		r.expr(c.Test)
-		r.expr(c.IfCond)
-		r.expr(c.Msg)
+		r.checkExpr(c)
 	}
 	r.local, r.schema = prevLocal, prevSchema
 }

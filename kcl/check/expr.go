@@ -405,7 +405,7 @@ func (r *checker) iterable(e syntax.Expr) {
 	}
 	for _, m := range members {
 		switch m.kind {
-		case tNone, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tNumMul:
+		case tNone, tBool, tInt, tFloat, tLitBool, tLitInt, tLitFloat, tNumMul, tFunc:
 			r.report(errkind.Compile, e.Pos(), "'%s' object is not iterable", m)
 		}
 	}

@@ -1310,27 +1310,13 @@ func (p *parser) parseQuantTargetExpr() Expr {
 			p.tokenError([]string{"None", "Undefined", "lambda", "any", "all", "map", "filter"}, p.tok)
 			return p.missingExpr()
 		}
+		// 0.12.1 takes a dotted name here, no subscript, call or `?.`
+		// (newer parsers take those suffixes too).
 		var operand Expr = p.parseIdentifier()
-		for {
-			switch p.tok.Kind {
-			case DOT:
-				operand = p.parseSelectorExpr(operand, start)
-				continue
-			case QUESTION:
-				switch p.peek().Kind {
-				case DOT:
-					operand = p.parseSelectorExpr(operand, start)
-					continue
-				case LBRACKET:
-					operand = p.parseSubscriptExpr(operand, start)
-					continue
-				}
-			case LBRACKET:
-				operand = p.parseSubscriptExpr(operand, start)
-				continue
-			}
-			return operand
+		for p.tok.Kind == DOT {
+			operand = p.parseSelectorExpr(operand, start)
 		}
+		return operand
 	case STRING:
 		return p.parseStrExpr()
 	case INT, FLOAT:

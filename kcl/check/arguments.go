@@ -166,11 +166,21 @@ func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syn
 		}
 	}
 	check := func(p param, v syntax.Expr) {
-		if p.ty == nil || v == nil {
+		if v == nil {
+			return
+		}
+		if p.ty == nil {
+			// An untyped parameter is any, which no module fits.
+			if got := r.exprType(v, 0); got.hasModule() {
+				pos := p.pos
+				r.pushLast()
+				r.mustAssignAt(got, anyT, v.Pos(), &pos)
+				r.popOrder()
+			}
 			return
 		}
 		want := r.fromSyntax(sig.pkg, p.ty, 0)
-		if want.isAny() {
+		if want.isAny() && !r.exprType(v, 0).hasModule() {
 			return
 		}
 		// The argument's config entries first, then the whole value.

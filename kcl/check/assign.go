@@ -194,6 +194,10 @@ func (r *checker) flowAssign(s *syntax.AssignStmt, typeOf func(string) *typ, set
 		r.assignLast(got, want, pos, nil)
 		return
 	}
+	if got.hasModule() {
+		// The first value is judged against any, which no module fits.
+		r.assignLast(got, anyT, t.Pos(), nil)
+	}
 	if w := widen(got); !w.isAny() {
 		setType(name, w)
 	}

@@ -248,10 +248,16 @@ func (r *checker) typedArguments(args []syntax.Expr, params []*typ) {
 // typedArgument reports an argument whose type cannot be want (nil: any);
 // schema instances are left to run time.
 func (r *checker) typedArgument(a syntax.Expr, want *typ) {
-	if want == nil || a == nil {
+	if a == nil {
 		return
 	}
 	t := r.exprType(a, 0)
+	if want == nil && t.hasModule() {
+		want = anyT
+	}
+	if want == nil {
+		return
+	}
 	if t.isAny() || t.kind == tSchema || t.kind == tUnion && hasSchema(t) {
 		return
 	}

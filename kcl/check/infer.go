@@ -280,6 +280,11 @@ func (r *checker) identType(id *syntax.Identifier) *typ {
 			return anyT
 		}
 	}
+	if len(id.Names) > 1 && !r.shadowed(id) {
+		if sym := r.pkg.globals[id.Names[0].Value]; sym != nil && sym.kind == symModule {
+			return anyT // a member: the module's own checks judge it
+		}
+	}
 	return r.attrPath(r.nameType(id.Names[0].Value), id, false)
 }
 
@@ -314,6 +319,15 @@ func (r *checker) nameType(first string) *typ {
 	}
 	if sym := r.pkg.globals[first]; sym != nil && sym.kind == symSchema && sym.schema.stmt != nil {
 		return &typ{kind: tSchema, schema: sym.schema}
+	}
+	if sym := r.pkg.globals[first]; sym != nil && sym.kind == symModule {
+		name := sym.system
+		if sym.module != nil {
+			name = sym.module.Path
+		}
+		if name != "" {
+			return &typ{kind: tModule, lit: name}
+		}
 	}
 	return anyT
 }

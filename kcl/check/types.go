@@ -36,6 +36,10 @@ const (
 	tNumMul
 	// tFunc is a lambda: elems its parameter types, elem its result type.
 	tFunc
+	// tModule is an imported module named as a value (lit its package
+	// path): the official resolver's module type, assignable to nothing,
+	// not even any, and an operand of no operator.
+	tModule
 )
 
 type typ struct {
@@ -120,8 +124,22 @@ func (t *typ) String() string {
 			parts[i] = e.String()
 		}
 		return "(" + strings.Join(parts, ", ") + ") -> " + t.elem.String()
+	case tModule:
+		return "module '" + t.lit + "'"
 	}
 	return "any"
+}
+
+// hasModule reports a module type, alone or in a union.
+func (t *typ) hasModule() bool {
+	if t.kind == tUnion {
+		for _, e := range t.elems {
+			if e.kind == tModule {
+				return true
+			}
+		}
+	}
+	return t.kind == tModule
 }
 
 func (t *typ) equal(u *typ) bool {
@@ -349,6 +367,9 @@ func widen(t *typ) *typ {
 // assignable reports whether a value of type t may be stored where u is
 // expected. Unknown cases are assignable.
 func assignable(t, u *typ) bool {
+	if t.kind == tModule {
+		return false
+	}
 	if t.isAny() || u.isAny() || t.kind == tNone {
 		return true
 	}

@@ -156,6 +156,11 @@ func (in *Interp) evalIdentifier(e *env, x *syntax.Identifier) (value.Value, err
 	if err != nil {
 		return nil, err
 	}
+	if _, isModule := v.(*value.Module); isModule && len(x.Names) == 1 {
+		// A module is no value: 0.12.1 loads it as Undefined (printed so,
+		// left out of lists, dicts and the output).
+		return value.Undefined, nil
+	}
 	for _, n := range x.Names[1:] {
 		v, err = in.getAttr(v, n.Value, n.Pos())
 		if err != nil {

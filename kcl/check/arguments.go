@@ -270,61 +270,6 @@ func (r *checker) matchArguments(fnPos syntax.Position, quoted string, params []
 	}
 }
 
-// strRequired are the parameters without defaults of the string methods
-// that have some, in order (the official STRING_MEMBER_FUNCTIONS).
-var strRequired = map[string][]string{
-	"count": {"sub"}, "endswith": {"val"}, "find": {"sub"}, "index": {"sub"},
-	"join": {"iter"}, "replace": {"old", "new"}, "removeprefix": {"prefix"},
-	"removesuffix": {"suffix"}, "rfind": {"sub"}, "rindex": {"sub"}, "startswith": {"val"},
-}
-
-// strMethodCall reports a string method called without its required
-// arguments, such as "".startswith().
-func (r *checker) strMethodCall(e *syntax.CallExpr) {
-	var recv *typ
-	// name is how the official message quotes the function: a dotted
-	// name whole (`s.split`), a method of another value by its name.
-	var method, name string
-	switch f := e.Func.(type) {
-	case *syntax.SelectorExpr:
-		if f.Attr == nil || len(f.Attr.Names) != 1 {
-			return
-		}
-		recv, method = r.exprType(f.Value, 0), f.Attr.Names[0].Value
-		name = method
-	case *syntax.Identifier:
-		if len(f.Names) < 2 || len(f.Names) == 2 && r.pkg.globals[f.Names[0].Value] != nil && r.pkg.globals[f.Names[0].Value].kind == symModule {
-			return
-		}
-		prefix := &syntax.Identifier{Span: f.Span, Names: f.Names[:len(f.Names)-1]}
-		recv, method = r.identType(prefix), f.Names[len(f.Names)-1].Value
-		name = f.Name()
-	default:
-		return
-	}
-	if !recv.isStrKind() {
-		return
-	}
-	r.typedArguments(e.Args, strMethodParams[method])
-	if max, ok := strMethodMax[method]; ok && len(e.Args) > max {
-		r.report(errkind.Compile, e.Args[max].Pos(), `"%s" takes %s but %d were given`, name, positional(max), len(e.Args))
-		return
-	}
-	required, ok := strRequired[method]
-	if !ok {
-		return
-	}
-	got := len(e.Args)
-	for _, kw := range e.Keywords {
-		if kw != nil && kw.Arg != nil && len(kw.Arg.Names) > 0 && containsString(required, kw.Arg.Names[0].Value) {
-			got++
-		}
-	}
-	if got < len(required) {
-		r.report(errkind.Compile, e.Func.Pos(), "expected %s, found %d", positional(len(required)), got)
-	}
-}
-
 // arguments checks parameter types and, with defaults, the default values
 // in the enclosing scope (no parameter is visible there), and defines the
 // parameters in sc. The official resolver walks a lambda's defaults only: a

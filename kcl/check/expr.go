@@ -44,14 +44,12 @@ func (r *checker) expr(e syntax.Expr) {
 		id, _ := e.Func.(*syntax.Identifier)
 		if sig, ok := r.callSignature(id); ok {
 			r.callArguments(id, sig, e.Args, e.Keywords, true)
-		} else if !r.builtinCall(e) {
+		} else if !r.knownCall(e) {
 			r.exprs(e.Args)
 			for _, k := range e.Keywords {
 				r.expr(k.Value)
 			}
 		}
-		r.strMethodCall(e)
-		r.builtinArguments(e)
 		r.callable(e)
 	case *syntax.ParenExpr:
 		r.expr(e.Expr)

@@ -50,7 +50,7 @@ type signature struct {
 // instantiation.
 func (r *checker) schemaArguments(fn *syntax.Identifier, args []syntax.Expr, kwargs []*syntax.Keyword) {
 	if sig, ok := r.callSignature(fn); ok {
-		r.callArguments(fn, sig, args, kwargs, true)
+		r.callArguments(fn, sig, args, kwargs)
 		return
 	}
 	r.exprs(args)
@@ -143,9 +143,9 @@ type param struct {
 	t *typ
 }
 
-// callArguments checks a call's arguments against sig; with walk, it walks
-// each argument first (see matchArguments).
-func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syntax.Expr, kwargs []*syntax.Keyword, walk bool) {
+// callArguments walks and checks a call's arguments against sig (see
+// matchArguments).
+func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syntax.Expr, kwargs []*syntax.Keyword) {
 	var params []param
 	if sig.annot != nil {
 		for _, ty := range sig.annot.ParamsTy {
@@ -197,25 +197,25 @@ func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syn
 		r.popOrder()
 		r.sortFrom(start)
 	}
-	r.matchArguments(fn.Pos(), sig.name, params, args, kwargs, walk, check)
+	r.matchArguments(fn.Pos(), sig.name, params, false, args, kwargs, check)
 }
 
-// matchArguments matches a call's arguments to params and checks each with
-// check, as the official resolver does: with walk, an argument is walked
-// and judged before the next one is walked; the arguments past the
+// matchArguments walks a call's arguments, matches them to params and
+// checks each with check, as the official resolver does: an argument is
+// walked and judged before the next one is walked; the arguments past the
 // parameters' count after the first are not walked, nor the values of
-// unknown keywords. quoted names the function in the messages, fnPos is
-// where a missing argument is reported.
-func (r *checker) matchArguments(fnPos syntax.Position, quoted string, params []param, args []syntax.Expr, kwargs []*syntax.Keyword, walk bool, check func(param, syntax.Expr)) {
+// keywords that name no parameter. A variadic function takes any further
+// arguments and keywords, and none is required. quoted names the function
+// in the messages, fnPos is where a missing argument is reported.
+func (r *checker) matchArguments(fnPos syntax.Position, quoted string, params []param, variadic bool, args []syntax.Expr, kwargs []*syntax.Keyword, check func(param, syntax.Expr)) {
 	for i, a := range args {
-		if walk {
-			r.expr(a)
-		}
-		if i >= len(params) {
+		r.expr(a)
+		if i < len(params) {
+			check(params[i], a)
+		} else if !variadic {
 			r.report(errkind.Compile, args[len(params)].Pos(), "%s takes %s but %d were given", quoted, positional(len(params)), len(args))
 			break
 		}
-		check(params[i], a)
 	}
 	seen := map[string]bool{}
 	var prevKw *syntax.Keyword
@@ -234,15 +234,21 @@ func (r *checker) matchArguments(fnPos syntax.Position, quoted string, params []
 		}
 		seen[name] = true
 		prevKw = kw
-		var names []string
 		var match *param
 		for i := range params {
-			names = append(names, params[i].name)
-			if params[i].name == name && match == nil {
+			if params[i].name == name {
 				match = &params[i]
+				break
 			}
 		}
+		if match == nil && variadic {
+			continue
+		}
 		if match == nil {
+			names := make([]string, len(params))
+			for i, p := range params {
+				names[i] = p.name
+			}
 			msg := ""
 			if suggs := suggestions(name, names); len(suggs) > 0 {
 				msg = fmt.Sprintf(", did you mean '%s'?", strings.Join(suggs, " or "))
@@ -251,10 +257,11 @@ func (r *checker) matchArguments(fnPos syntax.Position, quoted string, params []
 			// The official walk reaches the value of a known keyword only.
 			continue
 		}
-		if walk {
-			r.expr(kw.Value)
-		}
+		r.expr(kw.Value)
 		check(*match, kw.Value)
+	}
+	if variadic {
+		return
 	}
 	got, required := len(args), 0
 	for _, p := range params {

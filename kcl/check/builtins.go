@@ -70,9 +70,14 @@ func required(name string, t *typ) param { return param{name: name, t: t, requir
 func optional(name string, t *typ) param { return param{name: name, t: t} }
 
 var (
-	// builtinFuncs are the official parameters of the builtins that have
-	// fixed ones (print, max, min, zip and dict take any), in order.
+	// variadicFuncs are the builtins, str methods and decorators that take
+	// any further arguments and keywords (the values of those keywords are
+	// not walked: see matchArguments).
+	variadicFuncs = map[string]bool{"print": true, "max": true, "min": true, "zip": true, "dict": true, "format": true, "info": true}
+
+	// builtinFuncs are the official parameters of the builtins, in order.
 	builtinFuncs = map[string][]param{
+		"print": {}, "max": {}, "min": {}, "zip": {}, "dict": {optional("x", nil)},
 		"option":     {required("key", strT), optional("type", strT), optional("required", boolT), optional("default", nil), optional("help", strT)},
 		"multiplyof": {required("a", intT), required("b", intT)},
 		"isunique":   {required("inval", anyListT)}, "isnullish": {required("inval", nil)},
@@ -91,9 +96,9 @@ var (
 		"typeof": {required("x", nil), optional("full_name", boolT)},
 	}
 
-	// strMethods are the official parameters of the str methods (format
-	// takes any).
+	// strMethods are the official parameters of the str methods.
 	strMethods = map[string][]param{
+		"format":     {},
 		"capitalize": {}, "chars": {}, "isalnum": {}, "isalpha": {}, "isdigit": {}, "islower": {},
 		"isspace": {}, "istitle": {}, "isupper": {}, "lower": {}, "upper": {}, "title": {},
 		"count":      {required("sub", strT), optional("start", intT), optional("end", intT)},
@@ -234,68 +239,64 @@ var (
 // module's function or a str method, as the official resolver checks any
 // function's (see matchArguments); false when e calls something else.
 func (r *checker) knownCall(e *syntax.CallExpr) bool {
-	quoted, params, ok := r.knownParams(e)
+	name, quoted, params, ok := r.knownParams(e)
 	if !ok {
 		return false
 	}
-	r.matchArguments(e.Func.Pos(), quoted, params, e.Args, e.Keywords, true, func(p param, v syntax.Expr) {
-		r.typedArgument(v, p.t)
-	})
+	r.matchArguments(e.Func.Pos(), quoted, params, variadicFuncs[name], e.Args, e.Keywords, r.typedParam)
 	return true
 }
 
 // knownParams are the parameters of the builtin, system module's function
-// or str method e calls, and its name as the official messages quote it: a
-// dotted name whole (`json.encode`, `s.split`), a method of another value
-// by its name.
-func (r *checker) knownParams(e *syntax.CallExpr) (string, []param, bool) {
+// or str method e calls, its own name and its name as the official messages
+// quote it: a dotted name whole (`json.encode`, `s.split`), a method of
+// another value by its name.
+func (r *checker) knownParams(e *syntax.CallExpr) (name, quoted string, params []param, ok bool) {
 	var recv *typ
-	var method, quoted string
 	switch f := e.Func.(type) {
 	case *syntax.SelectorExpr:
 		if f.Attr == nil || len(f.Attr.Names) != 1 {
-			return "", nil, false
+			return "", "", nil, false
 		}
-		recv, method, quoted = r.exprType(f.Value, 0), f.Attr.Names[0].Value, f.Attr.Names[0].Value
+		recv, name = r.exprType(f.Value, 0), f.Attr.Names[0].Value
+		quoted = `"` + name + `"`
 	case *syntax.Identifier:
 		if r.shadowed(f) || len(f.Names) == 0 {
-			return "", nil, false
+			return "", "", nil, false
 		}
-		quoted = f.Name()
+		name, quoted = f.Name(), `"`+f.Name()+`"`
 		sym := r.pkg.globals[f.Names[0].Value]
 		switch {
 		case len(f.Names) == 1:
-			params, ok := builtinFuncs[quoted]
-			return `"` + quoted + `"`, params, ok && sym == nil
+			params, ok = builtinFuncs[name]
+			return name, quoted, params, ok && sym == nil
 		case len(f.Names) == 2 && sym != nil && sym.kind == symModule:
-			params, ok := systemFuncs[sym.system][f.Names[1].Value]
-			return `"` + quoted + `"`, params, ok
+			params, ok = systemFuncs[sym.system][f.Names[1].Value]
+			return name, quoted, params, ok
 		}
 		prefix := &syntax.Identifier{Span: f.Span, Names: f.Names[:len(f.Names)-1]}
-		recv, method = r.identType(prefix), f.Names[len(f.Names)-1].Value
+		recv, name = r.identType(prefix), f.Names[len(f.Names)-1].Value
 	default:
-		return "", nil, false
+		return "", "", nil, false
 	}
 	if !recv.isStrKind() {
-		return "", nil, false
+		return "", "", nil, false
 	}
-	params, ok := strMethods[method]
-	return `"` + quoted + `"`, params, ok
+	params, ok = strMethods[name]
+	return name, quoted, params, ok
 }
 
-// typedArgument reports an argument whose type cannot be want (nil: any).
-func (r *checker) typedArgument(a syntax.Expr, want *typ) {
+// typedParam reports an argument whose type cannot be its builtin
+// parameter's (nil: any, which no module fits).
+func (r *checker) typedParam(p param, a syntax.Expr) {
 	if a == nil {
 		return
 	}
-	t := r.exprType(a, 0)
+	t, want := r.exprType(a, 0), p.t
 	if want == nil && t.hasModule() {
 		want = anyT
 	}
-	if want == nil {
-		return
-	}
-	if t.isAny() {
+	if want == nil || t.isAny() {
 		return
 	}
 	if !assignable(t, want) {

@@ -43,7 +43,7 @@ func (r *checker) expr(e syntax.Expr) {
 		r.expr(e.Func)
 		id, _ := e.Func.(*syntax.Identifier)
 		if sig, ok := r.callSignature(id); ok {
-			r.callArguments(id, sig, e.Args, e.Keywords, true)
+			r.callArguments(id, sig, e.Args, e.Keywords)
 		} else if !r.knownCall(e) {
 			r.exprs(e.Args)
 			for _, k := range e.Keywords {

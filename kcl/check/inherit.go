@@ -287,7 +287,15 @@ func fieldSubtype(c, p *typ) bool {
 	return assignable(c, p)
 }
 
-// decorators reports decorators other than the builtin ones.
+// decoratorParams are the official parameters of the builtin decorators
+// (info takes any: see variadicFuncs).
+var decoratorParams = map[string][]param{
+	"deprecated": {optional("version", strT), optional("reason", strT), optional("strict", boolT)},
+	"info":       {},
+}
+
+// decorators reports decorators other than the builtin ones, and walks and
+// checks the arguments of those as any function's (see matchArguments).
 func (r *checker) decorators(decs []*syntax.CallExpr) {
 	for _, d := range decs {
 		if d == nil {
@@ -298,11 +306,13 @@ func (r *checker) decorators(decs []*syntax.CallExpr) {
 			r.report(errkind.Type, d.Pos(), "decorator name must be a single identifier")
 			continue
 		}
-		switch id.Names[0].Value {
-		case "deprecated", "info":
-		default:
-			r.report(errkind.Compile, d.Pos(), "UnKnown decorator %s", id.Names[0].Value)
+		name := id.Names[0].Value
+		params, ok := decoratorParams[name]
+		if !ok {
+			r.report(errkind.Compile, d.Pos(), "UnKnown decorator %s", name)
+			continue
 		}
+		r.matchArguments(id.Pos(), `"`+name+`"`, params, variadicFuncs[name], d.Args, d.Keywords, r.typedParam)
 	}
 }
 

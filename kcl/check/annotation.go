@@ -74,20 +74,17 @@ func (r *checker) typeAtStart(t syntax.Type) {
 // globalPass is one of the two global passes over a file (early: the first).
 func (r *checker) globalPass(f *SourceFile, early bool) {
 	r.file = f
-	if early {
-		for _, st := range f.Body {
-			if s, ok := st.(*syntax.TypeAliasStmt); ok && s.TypeName != nil {
-				r.markType(s.Ty, s.TypeName.Pos()) // at the alias's name
-				r.aliasName(s)
-				r.early[s.TypeName.Name()] = true
-			}
+	for _, st := range f.Body {
+		s, ok := st.(*syntax.TypeAliasStmt)
+		if !ok || s.TypeName == nil {
+			continue
 		}
-	} else {
-		for _, st := range f.Body {
-			if s, ok := st.(*syntax.TypeAliasStmt); ok && s.TypeName != nil {
-				r.markType(s.Ty, s.TypeName.Pos())
-			}
+		r.markType(s.Ty, s.TypeName.Pos()) // at the alias's name
+		if early {
+			r.aliasName(s)
+			r.early[s.TypeName.Name()] = true
 		}
+		r.aliasGlobal(s)
 	}
 	var walk func(stmts []syntax.Stmt)
 	walk = func(stmts []syntax.Stmt) {
@@ -132,6 +129,15 @@ func (r *checker) globalPass(f *SourceFile, early bool) {
 		}
 	}
 	walk(f.Body)
+}
+
+// aliasGlobal gives a type alias's name, a global of the official scope,
+// the aliased type (each pass, and the walk, inserts it again): a value
+// assigned to that name must fit it.
+func (r *checker) aliasGlobal(s *syntax.TypeAliasStmt) {
+	if s.Ty != nil {
+		r.globals[s.TypeName.Name()] = &globalObj{t: r.fromSyntax(r.pkg, s.Ty, 0), pos: s.TypeName.Pos()}
+	}
 }
 
 // aliasName reports a type alias named as a built-in type.

@@ -46,13 +46,6 @@ func (r *checker) checkGlobals(p *Package) {
 			declared[name.Value] = s.Pos()
 		}
 	}
-	for _, f := range p.Files {
-		for _, s := range f.Body {
-			if ta, ok := s.(*syntax.TypeAliasStmt); ok && ta.TypeName != nil {
-				declared[ta.TypeName.Name()] = ta.TypeName.Pos()
-			}
-		}
-	}
 	var walk func(stmts []syntax.Stmt)
 	walk = func(stmts []syntax.Stmt) {
 		for _, s := range stmts {
@@ -82,7 +75,14 @@ func (r *checker) checkGlobals(p *Package) {
 			}
 		}
 	}
+	// File by file, the file's type aliases first: an alias of a later
+	// file does not make an earlier file's global immutable.
 	for _, f := range p.Files {
+		for _, s := range f.Body {
+			if ta, ok := s.(*syntax.TypeAliasStmt); ok && ta.TypeName != nil {
+				declared[ta.TypeName.Name()] = ta.TypeName.Pos()
+			}
+		}
 		walk(f.Body)
 	}
 }

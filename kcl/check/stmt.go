@@ -79,14 +79,25 @@ func (r *checker) stmt(s syntax.Stmt) {
 		}
 		r.unifiedGlobal(s)
 	case *syntax.TypeAliasStmt:
-		if s.TypeName != nil && s.Ty != nil && !r.prepassed[s.Ty] {
+		if s.TypeName == nil || s.Ty == nil {
+			r.annotation(s.Ty)
+			break
+		}
+		if r.prepassed[s.Ty] {
+			r.annotation(s.Ty)
+		} else {
 			// An alias the global passes did not meet (in an if block)
 			// is judged by the walk, at its name too.
 			r.markType(s.Ty, s.TypeName.Pos())
 			r.aliasName(s)
-			break
 		}
-		r.annotation(s.Ty)
+		if r.local == nil && r.schema == nil {
+			// The walk inserts the alias's name again (see aliasGlobal).
+			r.aliasGlobal(s)
+			if g := r.globals[s.TypeName.Name()]; !g.t.isAny() {
+				r.varTypes[s.TypeName.Name()] = g.t
+			}
+		}
 	case *syntax.ExprStmt:
 		for _, e := range s.Exprs {
 			r.expr(e)

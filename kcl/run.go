@@ -398,7 +398,6 @@ func decodeJSONValue(dec *json.Decoder) (value.Value, error) {
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
-// findModRoot walks up from dir (not above limit) to a directory with kcl.mod.
 // pkgRelative splits a ${name:KCL_MOD}/tail entry.
 func pkgRelative(f string) (name, tail string, ok bool) {
 	rest, ok := strings.CutPrefix(f, "${")
@@ -499,6 +498,10 @@ func MissingEntry(files []string, dir string) string {
 // holding a kcl.mod at or above p, else the folder of a .k file that is
 // there, else "".
 func pkgRoot(p, sandbox string) string {
+	// Nothing outside the sandbox is looked at (the entry is refused later).
+	if _, inside := within(sandbox, p); !inside {
+		return ""
+	}
 	if _, err := os.Stat(p); err != nil {
 		return ""
 	}
@@ -511,6 +514,7 @@ func pkgRoot(p, sandbox string) string {
 	return ""
 }
 
+// findModRoot walks up from dir (not above limit) to a directory with kcl.mod.
 func findModRoot(dir, limit string) string {
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Stat(filepath.Join(d, "kcl.mod")); err == nil {

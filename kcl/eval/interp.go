@@ -228,12 +228,6 @@ func Run(ctx context.Context, cfg *Config) (value.Value, error) {
 	return out, nil
 }
 
-// mergeExprResults combines the top-level expression values and then each
-// global, one at a time, as the official planner does (plan_globals_to_string):
-// every value is unioned into the output with the idempotent check, so two
-// different scalars, a list next to a config, or a key given two different
-// values conflict. The conflict is reported at the node evaluated last, the
-// official panic position when planning starts.
 // panicPos is where the official runtime locates a failure of the node
 // running now: its panic_info, the statement or expression evaluated last,
 // which after a call is the callee's last node, not the caller's.
@@ -244,6 +238,12 @@ func (in *Interp) panicPos(fallback syntax.Position) syntax.Position {
 	return fallback
 }
 
+// mergeExprResults combines the top-level expression values and then each
+// global, one at a time, as the official planner does (plan_globals_to_string):
+// every value is unioned into the output with the idempotent check, so two
+// different scalars, a list next to a config, or a key given two different
+// values conflict. The conflict is reported at the node evaluated last, the
+// official panic position when planning starts.
 func (in *Interp) mergeExprResults(globals *value.Dict) (value.Value, error) {
 	at := in.panicPos(in.exprResults[len(in.exprResults)-1].pos)
 	out := value.NewDict(1)

@@ -220,7 +220,12 @@ func (r *checker) matchArguments(fnPos syntax.Position, quoted string, params []
 	seen := map[string]bool{}
 	var prevKw *syntax.Keyword
 	for _, kw := range kwargs {
-		if kw == nil || kw.Arg == nil || len(kw.Arg.Names) == 0 {
+		if kw == nil {
+			continue
+		}
+		if kw.Arg == nil || len(kw.Arg.Names) == 0 {
+			r.report(errkind.Compile, kw.Pos(), "missing argument")
+			prevKw = kw
 			continue
 		}
 		name := kw.Arg.Names[0].Value

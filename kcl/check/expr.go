@@ -40,10 +40,18 @@ func (r *checker) expr(e syntax.Expr) {
 		r.constantAttr(e)
 		r.valueAttr(e)
 	case *syntax.CallExpr:
-		r.expr(e.Func)
 		id, _ := e.Func.(*syntax.Identifier)
+		known := true
+		if id != nil {
+			known = r.ident(id)
+		} else {
+			r.expr(e.Func)
+		}
 		if sig, ok := r.callSignature(id); ok {
 			r.callArguments(id, sig, e.Args, e.Keywords)
+		} else if !known {
+			// An any callee is variadic to the official resolver.
+			r.matchArguments(id.Pos(), `"`+id.Name()+`"`, nil, true, e.Args, e.Keywords, nil)
 		} else if !r.knownCall(e) {
 			r.exprs(e.Args)
 			for _, k := range e.Keywords {

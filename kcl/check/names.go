@@ -7,10 +7,12 @@ import (
 	"github.com/kcl-lang/flux-kcl-controller/kcl/syntax"
 )
 
-// ident checks a loaded identifier, `a` or `a.b.c`.
-func (r *checker) ident(id *syntax.Identifier) {
+// ident checks a loaded identifier, `a` or `a.b.c`; false when it is an
+// undefined name or a module's missing member, which the official resolver
+// types any.
+func (r *checker) ident(id *syntax.Identifier) bool {
 	if id == nil || len(id.Names) == 0 || id.Ctx == syntax.Store {
-		return
+		return true
 	}
 	first := id.Names[0].Value
 	// A parent's undeclared body names are locals of its body: the official
@@ -19,26 +21,28 @@ func (r *checker) ident(id *syntax.Identifier) {
 		if len(id.Names) > 1 {
 			r.attrPath(r.nameType(first), id, true)
 		}
-		return
+		return true
 	}
 	sym := r.pkg.globals[first]
 	if sym == nil {
 		if builtinSet[first] {
-			return
+			return true
 		}
 		if s := r.schema; s != nil {
 			// Mixins and rules keep some dynamic lookups: a lower-case
 			// name in a mixin may be an attribute of its host.
 			if s.isRule || (s.isMixin && !startsUpper(first)) {
-				return
+				return true
 			}
 		}
 		r.undefined(first, id.Pos())
-		return
+		return false
 	}
 	if len(id.Names) > 1 {
 		if sym.kind == symModule {
-			r.moduleMembers(sym, id)
+			if !r.moduleMembers(sym, id) {
+				return false
+			}
 			if len(id.Names) > 2 && sym.module != nil {
 				// pkg.value.member: the member of the value's type.
 				if target := r.infos[sym.module.Path]; target != nil && target.varTypes[id.Names[1].Value] != nil {
@@ -46,10 +50,11 @@ func (r *checker) ident(id *syntax.Identifier) {
 					r.attrPath(target.varTypes[id.Names[1].Value], rest, true)
 				}
 			}
-			return
+			return true
 		}
 		r.attrPath(r.nameType(first), id, true)
 	}
+	return true
 }
 
 // visibleGlobal is the package's global name, nil if it has none or the
@@ -84,15 +89,16 @@ func (r *checker) undefined(name string, pos syntax.Position) {
 	r.report(errkind.Compile, pos, "name '%s' is not defined%s", strings.ReplaceAll(name, "@", ""), suggestionText(suggestions(name, cands)))
 }
 
-// moduleMembers checks the member of `mod.member` when mod is a module.
-func (r *checker) moduleMembers(sym *symbol, id *syntax.Identifier) {
-	r.moduleMembersAt(sym, id, id.Pos())
+// moduleMembers checks the member of `mod.member` when mod is a module;
+// false when the module has no such member.
+func (r *checker) moduleMembers(sym *symbol, id *syntax.Identifier) bool {
+	return r.moduleMembersAt(sym, id, id.Pos())
 }
 
 // moduleMembersAt is moduleMembers reporting at pos.
-func (r *checker) moduleMembersAt(sym *symbol, id *syntax.Identifier, pos syntax.Position) {
+func (r *checker) moduleMembersAt(sym *symbol, id *syntax.Identifier, pos syntax.Position) bool {
 	if sym.kind != symModule || len(id.Names) < 2 {
-		return
+		return true
 	}
 	member := id.Names[1].Value
 	var modName string
@@ -100,18 +106,19 @@ func (r *checker) moduleMembersAt(sym *symbol, id *syntax.Identifier, pos syntax
 	case sym.module != nil:
 		target := r.infos[sym.module.Path]
 		if target == nil || target.globals[member] != nil {
-			return
+			return true
 		}
 		modName = sym.module.Path
 	case sym.system != "":
 		if systemMembers[sym.system][member] {
-			return
+			return true
 		}
 		modName = sym.system
 	default:
-		return // plugin
+		return true // plugin
 	}
 	r.report(errkind.Type, pos, "attribute '%s' not found in 'module '%s''", member, modName)
+	return false
 }
 
 func startsUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }

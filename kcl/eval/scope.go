@@ -184,9 +184,10 @@ func (in *Interp) lookup(e *env, name string, pos syntax.Position) (value.Value,
 			return value.Undefined, nil
 		}
 	}
-	if inSchema && fr.f.def.rule != nil {
-		// 0.12.1 resolves no name of a rule statically, and its
-		// evaluator reads one it cannot find as Undefined.
+	if !staticPassOff {
+		// The static pass reported every name it resolves; 0.12.1's
+		// evaluator reads one its resolver never resolved (a rule's check,
+		// a variadic builtin's extra keyword) as Undefined.
 		return value.Undefined, nil
 	}
 	return nil, errorAt(pos, errkind.Compile, "name '%s' is not defined", name)

@@ -596,6 +596,9 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 				return nil, err
 			}
 		}
+	case in.belowExternalRoot(pkgPath):
+		// Nothing there below an external package's root: 0.12.1 loads an
+		// empty package (a member of it is the static pass's TypeError).
 	default:
 		// The loader's diagnostic, as `kcl run` prints it (its runner's
 		// "pkgpath … not found in the program" is not printed when the
@@ -615,6 +618,13 @@ func (in *Interp) loadImport(f *fileUnit, raw string, pos syntax.Position) (*pkg
 	in.pkgs[pkgPath] = p
 	in.prepare(p)
 	return p, nil
+}
+
+// belowExternalRoot reports a package path below an external package's
+// root (k8s.core.v1 of the k8s package).
+func (in *Interp) belowExternalRoot(pkgPath string) bool {
+	first, rest, ok := strings.Cut(pkgPath, ".")
+	return ok && rest != "" && in.cfg.ExternalPkgs[first] != ""
 }
 
 // foreignImport is 0.12.1's answer to an import, in an external package,

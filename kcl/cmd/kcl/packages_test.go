@@ -88,3 +88,23 @@ func TestExternalPackageImportsNothingFromTheMainRoot(t *testing.T) {
 		})
 	}
 }
+
+// A path below an external package's root where nothing is (k8s.core.v1 of
+// a k8s package that has api/core/v1) is an empty package in 0.12.1: the
+// import is no error, a member of it the static pass's TypeError.
+func TestImportBelowAnExternalPackageWithNothingThereIsEmpty(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"app/main.k":  "import lib.nothing\n\nx = 1\n",
+		"app/use.k":   "import lib.nothing\n\ny = nothing.a\n",
+		"lib/kcl.mod": "[package]\nname = \"lib\"\n",
+		"lib/a.k":     "a = 1\n",
+	})
+	code, out, errOut := runIn(t, dir+"/app", "run", "main.k", "-E", "lib="+dir+"/lib")
+	if code != 0 || out != "x: 1\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	code, _, errOut = runIn(t, dir+"/app", "run", "use.k", "-E", "lib="+dir+"/lib")
+	if code != 1 || !strings.Contains(errOut, "attribute 'a' not found in 'module 'lib.nothing''") {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+}

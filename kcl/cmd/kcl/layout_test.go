@@ -170,15 +170,7 @@ func TestModRelativeEntriesExpandAsTheOfficialCLI(t *testing.T) {
 		{[]string{"${lib:KCL_MOD}/y.k", "b.k", "-E", "lib=./libdir"}, "b: 2\n", ""},
 		{[]string{"${lib:KCL_MOD}/x.k", "-E", "lib=./libdir"}, "", "error[E3M38]: Cannot find the kcl file, please check the file path ${lib:KCL_MOD}/x.k\n"},
 	} {
-		dir := writeFiles(t, files)
-		code, out, errOut := runIn(t, dir, append([]string{"run"}, c.args...)...)
-		wantCode := 0
-		if c.errs != "" {
-			wantCode = 1
-		}
-		if code != wantCode || out != c.out || errOut != c.errs {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want stdout %q, stderr %q", c.args, code, out, errOut, c.out, c.errs)
-		}
+		expectRun(t, writeFiles(t, files), c.args, c.out, c.errs)
 	}
 }
 
@@ -205,14 +197,20 @@ func TestEntriesWithoutAPackageRootAreDropped(t *testing.T) {
 		{map[string]string{"test.k": "value = 1\n", "kcl.yaml": "kcl_cli_configs:\n  files:\n    - ./nope/test.k\n"}, []string{"test.k"}, "",
 			"error[E3M38]: EvaluationError\nCannot find the kcl file, please check the file path ./nope/test.k\n"},
 	} {
-		dir := writeFiles(t, c.files)
-		code, out, errOut := runIn(t, dir, append([]string{"run"}, c.args...)...)
-		wantCode := 0
-		if c.errs != "" {
-			wantCode = 1
-		}
-		if code != wantCode || out != c.out || errOut != c.errs {
-			t.Errorf("%v: exit %d, stdout %q, stderr %q; want stdout %q, stderr %q", c.args, code, out, errOut, c.out, c.errs)
-		}
+		expectRun(t, writeFiles(t, c.files), c.args, c.out, c.errs)
+	}
+}
+
+// expectRun runs `kcl run args...` in dir: exit 0 with stdout out, or exit 1
+// with stderr errs when errs is not empty.
+func expectRun(t *testing.T, dir string, args []string, out, errs string) {
+	t.Helper()
+	code, gotOut, gotErr := runIn(t, dir, append([]string{"run"}, args...)...)
+	wantCode := 0
+	if errs != "" {
+		wantCode = 1
+	}
+	if code != wantCode || gotOut != out || gotErr != errs {
+		t.Errorf("%v: exit %d, stdout %q, stderr %q; want stdout %q, stderr %q", args, code, gotOut, gotErr, out, errs)
 	}
 }

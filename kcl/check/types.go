@@ -367,7 +367,7 @@ func widen(t *typ) *typ {
 // assignable reports whether a value of type t may be stored where u is
 // expected. Unknown cases are assignable.
 func assignable(t, u *typ) bool {
-	if t.kind == tModule {
+	if t.hasModule() {
 		return false
 	}
 	if t.isAny() || u.isAny() || t.kind == tNone {

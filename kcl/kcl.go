@@ -54,6 +54,7 @@ type Options struct {
 	OverriddenSource func(path string, src []byte) error
 
 	SortKeys         bool // --sort_keys
+	JSON             bool // --format json: Result.JSON instead of Result.YAML
 	ShowHidden       bool // --show_hidden
 	DisableNone      bool // -n
 	StrictRangeCheck bool // -r
@@ -88,6 +89,9 @@ type Limits struct {
 type Result struct {
 	// YAML is the output exactly as `kcl run` prints it.
 	YAML []byte
+	// JSON is the output as `kcl run --format json` prints it (Options.JSON):
+	// each document on a line of its own.
+	JSON []byte
 }
 
 // Error is a compile or run-time error in the program, located where the official

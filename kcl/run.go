@@ -233,13 +233,21 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	if err != nil {
 		return nil, toError(err, root)
 	}
-	// The printer stops at the cap: an output bomb costs the cap, not its own size.
-	out, err := output.Program(th, top, output.Options{
+	outOpts := output.Options{
 		SortKeys:    opts.SortKeys || st.sortKeys,
 		ShowHidden:  opts.ShowHidden || st.showHidden,
 		DisableNone: opts.DisableNone || st.disableNone,
 		MaxBytes:    lim.MaxOutputBytes,
-	})
+	}
+	if opts.JSON {
+		out, err := output.JSONProgram(th, top, outOpts)
+		if errors.Is(err, output.ErrOutputTooLarge) {
+			return nil, &Error{Kind: errkind.Limit, Message: fmt.Sprintf("the output is larger than %d bytes", lim.MaxOutputBytes)}
+		}
+		return &Result{JSON: out}, nil
+	}
+	// The printer stops at the cap: an output bomb costs the cap, not its own size.
+	out, err := output.Program(th, top, outOpts)
 	if errors.Is(err, output.ErrOutputTooLarge) || (err == nil && int64(len(out)) > lim.MaxOutputBytes) {
 		return nil, &Error{Kind: errkind.Limit, Message: fmt.Sprintf("the output is larger than %d bytes", lim.MaxOutputBytes)}
 	}

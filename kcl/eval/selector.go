@@ -12,8 +12,13 @@ import (
 // selectPaths applies -S selectors (`pkg:a.b.c`, `a.[0]`): one selector
 // prints the selected value itself; several print a dict of them.
 func (in *Interp) selectPaths(out value.Value, selectors []string) (value.Value, error) {
+	// As 0.12.1's filter_by_path: only a config is selected from; one
+	// selector gives its value, several a list of theirs (printed as a
+	// stream of documents).
+	if _, ok := value.AsDict(out); !ok {
+		return out, nil
+	}
 	var results []value.Value
-	var names []string
 	for _, sel := range selectors {
 		path := sel
 		if i := strings.Index(path, ":"); i >= 0 {
@@ -24,28 +29,20 @@ func (in *Interp) selectPaths(out value.Value, selectors []string) (value.Value,
 			return nil, errorAt(in.lastStmtPos(), errkind.Evaluation, "invalid path select operand %s, value not found", sel)
 		}
 		results = append(results, v)
-		parts := strings.Split(path, ".")
-		names = append(names, parts[len(parts)-1])
 	}
 	if len(results) == 1 {
 		return results[0], nil
 	}
-	d := value.NewDict(len(results))
-	for i, r := range results {
-		d.Set(names[i], r)
-	}
-	return d, nil
+	return value.NewList(results), nil
 }
 
+// selectPath is the runtime's get_by_path: each part a dict or schema key,
+// or a list index written as a number.
 func selectPath(v value.Value, parts []string) (value.Value, bool) {
 	for _, p := range parts {
-		if strings.HasPrefix(p, "[") && strings.HasSuffix(p, "]") {
-			l, ok := v.(*value.List)
-			if !ok {
-				return nil, false
-			}
-			i, err := strconv.Atoi(p[1 : len(p)-1])
-			if err != nil || i < 0 || i >= len(l.Elems) {
+		if l, ok := v.(*value.List); ok {
+			i, err := strconv.ParseUint(p, 10, 63)
+			if err != nil || i >= uint64(len(l.Elems)) {
 				return nil, false
 			}
 			v = l.Elems[i]

@@ -379,7 +379,7 @@ func init() {
 			}
 			if t != nil {
 				t.Manifests = &value.ManifestsOutput{
-					YAML:     string(out),
+					YAML: string(out), Planned: planned,
 					SortKeys: sortKeys, ShowHidden: !ignorePrivate, DisableNone: ignoreNone, Sep: sep,
 				}
 			}
@@ -390,10 +390,10 @@ func init() {
 			parts[i] = strings.TrimSuffix(string(output.EncodeYAML(e, sortKeys, ignorePrivate, ignoreNone)), "\n")
 		}
 		text := strings.Join(parts, "\n"+sep+"\n")
+		var planned value.Value
 		// kcl run reads the stream back and plans it like any result: nested
 		// lists stream their elements, a lone scalar ends with an empty line
 		if docs, err := DecodeYAMLStream([]byte(text)); err == nil {
-			var planned value.Value
 			switch len(docs) {
 			case 0:
 				planned = value.None
@@ -410,7 +410,7 @@ func init() {
 		}
 		if t != nil {
 			t.Manifests = &value.ManifestsOutput{
-				YAML:     text,
+				YAML: text, Planned: planned,
 				SortKeys: sortKeys, ShowHidden: !ignorePrivate, DisableNone: ignoreNone, Sep: sep,
 			}
 		}

@@ -154,6 +154,8 @@ func (t *Thread) Context() context.Context {
 // ManifestsOutput is what manifests.yaml_stream recorded.
 type ManifestsOutput struct {
 	YAML string
+	// Planned is the value YAML prints, which --format json encodes.
+	Planned Value
 	// The plan options yaml_stream switched to.
 	SortKeys, ShowHidden, DisableNone bool
 	Sep                               string

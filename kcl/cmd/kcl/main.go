@@ -86,12 +86,27 @@ func runCLI(args []string, stdout, stderr io.Writer) int {
 		}
 		return 1
 	}
-	if len(res.YAML) > 0 {
-		stdout.Write(res.YAML)
-		if !strings.HasSuffix(string(res.YAML), "\n") {
-			io.WriteString(stdout, "\n")
-		}
+	// 0.12.1 judges the format once the program ran.
+	if f := strings.ToLower(cl.format); f != "" && f != "yaml" && f != "json" {
+		fmt.Fprintf(stderr, "Invalid format '%s', expected 'yaml' or 'json'\n", cl.format)
+		return 1
 	}
+	out := res.YAML
+	if opts.JSON {
+		out = res.JSON
+	}
+	if len(out) > 0 && !strings.HasSuffix(string(out), "\n") {
+		out = append(out, '\n')
+	}
+	if cl.output != "" {
+		// -o writes what would be printed but its last line break.
+		if err := os.WriteFile(cl.output, out[:max(len(out)-1, 0)], 0o644); err != nil {
+			fmt.Fprintf(stderr, "error[E3M38]: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	stdout.Write(out)
 	return 0
 }
 
@@ -100,6 +115,8 @@ type commandLine struct {
 	files, arguments, settings, selectors, overrides, externals []string
 	disableNone, sortKeys, showHidden, strictRange, debug, help bool
 	vendor                                                      bool
+	// output is -o's file; format -f's yaml or json (any case).
+	output, format string
 }
 
 var settingsFile = func(s string) bool {
@@ -127,6 +144,10 @@ func parseArgs(args []string) (*commandLine, error) {
 			cl.overrides = append(cl.overrides, v)
 		case "E":
 			cl.externals = append(cl.externals, v)
+		case "o":
+			cl.output = v
+		case "f":
+			cl.format = v
 		}
 	}
 	setFlag := func(c byte) bool {
@@ -212,6 +233,7 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 		PathSelectors:    cl.selectors,
 		DisableNone:      cl.disableNone,
 		SortKeys:         cl.sortKeys,
+		JSON:             strings.EqualFold(cl.format, "json"),
 		ShowHidden:       cl.showHidden,
 		StrictRangeCheck: cl.strictRange,
 		Debug:            cl.debug,

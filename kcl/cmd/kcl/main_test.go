@@ -244,3 +244,32 @@ func TestImportCycleRendersLikeTheOfficialCLI(t *testing.T) {
 		t.Fatalf("code %d, stderr:\n%s--- want:\n%s", code, errOut, want)
 	}
 }
+
+// --format json prints each document on a line as 0.12.1's planner encodes
+// it (the YAML's filters, -n and -k too); -o writes what would be printed
+// but its last line break; several -S give a stream of their values, and a
+// number selects a list item. Each want is what 0.12.1 prints.
+func TestOutputFormatFileAndSelectorsAsTheOfficialCLI(t *testing.T) {
+	dir := writeFiles(t, map[string]string{
+		"main.k":   "a = {b = 1, c = [1, 2], d = None}\n_h = 1\nname = option(\"name\") or \"x\"\n",
+		"stream.k": "[{a = 1}, {b = 2}]\n",
+	})
+	for _, c := range []struct {
+		args      []string
+		out, errs string
+	}{
+		{[]string{"main.k", "--format", "json"}, "{\"a\": {\"b\": 1, \"c\": [1, 2], \"d\": null}, \"name\": \"x\"}\n", ""},
+		{[]string{"main.k", "-f", "JSON", "-n", "-k"}, "{\"a\": {\"b\": 1, \"c\": [1, 2]}, \"name\": \"x\"}\n", ""},
+		{[]string{"stream.k", "--format", "json"}, "{\"a\": 1}\n{\"b\": 2}\n", ""},
+		{[]string{"main.k", "-S", "a", "-S", "name"}, "b: 1\nc:\n- 1\n- 2\nd: null\n---\nx\n", ""},
+		{[]string{"main.k", "-S", "a.c.1"}, "2\n\n", ""},
+		{[]string{"main.k", "--format", "toml"}, "", "Invalid format 'toml', expected 'yaml' or 'json'\n"},
+	} {
+		expectRun(t, dir, c.args, c.out, c.errs)
+	}
+	code, out, errOut := runIn(t, dir, "run", "main.k", "-o", "out.json", "--format", "json")
+	written, err := os.ReadFile(filepath.Join(dir, "out.json"))
+	if code != 0 || out != "" || err != nil || string(written) != "{\"a\": {\"b\": 1, \"c\": [1, 2], \"d\": null}, \"name\": \"x\"}" {
+		t.Fatalf("-o: exit %d, stdout %q, stderr %q, file %q (%v)", code, out, errOut, written, err)
+	}
+}

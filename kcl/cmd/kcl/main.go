@@ -31,6 +31,8 @@ const usage = `usage: kcl run [FILES...] [options]
   -S, --path_selector p     path selector (repeatable)
   -O, --overrides spec      override spec (repeatable)
   -E, --external name=path  external package mapping (repeatable)
+  -o, --output file         write the result to a file instead of stdout
+  -f, --format yaml|json    output format (default yaml)
       --vendor              use the vendored kcl.mod dependencies only (no network)
   -n, --disable_none   -k, --sort_keys   -H, --show_hidden   -r, --strict_range_check   -d, --debug`
 

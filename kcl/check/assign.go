@@ -116,6 +116,10 @@ func (r *checker) targetPlace(t *syntax.Target) *typ {
 		case p.Member != nil && noMembers(cur, p.Member.Value):
 			r.report(errkind.Type, t.Pos(), "attribute '%s' not found in '%s'", p.Member.Value, cur)
 			return anyT
+		case p.Member != nil && cur.isStrKind():
+			// A str's member is one of its methods (noMembers above): the
+			// place has the method's function type, which no value fits.
+			cur = strMethodType(p.Member.Value)
 		case p.Index != nil && !subscriptable(cur):
 			r.report(errkind.Compile, t.Pos(), "'%s' object is not subscriptable", cur)
 			return anyT

@@ -695,6 +695,23 @@ func variableUnion(t *typ) *typ {
 }
 
 // strMethodResults are the official return types of string methods.
+// strMethodType is a str method's function type, as the official resolver
+// prints it: `(str, int, int) -> int` for count.
+func strMethodType(name string) *typ {
+	params := strMethods[name]
+	f := &typ{kind: tFunc, elems: make([]*typ, len(params)), elem: strMethodResults[name]}
+	for i, p := range params {
+		f.elems[i] = p.t
+		if p.t == nil {
+			f.elems[i] = anyT
+		}
+	}
+	if f.elem == nil {
+		f.elem = anyT
+	}
+	return f
+}
+
 var strMethodResults = map[string]*typ{
 	"startswith": boolT, "endswith": boolT, "isalnum": boolT, "isalpha": boolT, "isdigit": boolT,
 	"islower": boolT, "isspace": boolT, "istitle": boolT, "isupper": boolT,

@@ -255,14 +255,18 @@ func (in *Interp) assign(e *env, t *syntax.Target, v value.Value, ty syntax.Type
 		last := i == len(t.Paths)-1
 		if step.Member != nil {
 			d, ok := value.AsDict(cur)
-			if !ok && value.IsNoneOrUndefined(cur) && !last {
-				return errorAt(lineOnly(t.Pos()), errkind.Evaluation, "invalid value '%s' to load attribute '%s'", cur.Type(), step.Member.Value)
-			}
-			if !ok && value.IsNoneOrUndefined(cur) {
+			if !ok && last {
 				return errorAt(lineOnly(t.Pos()), errkind.Evaluation, "failed to update the dict. An iterable of key-value pairs was expected, but got %s. Check if the syntax for updating the dictionary with the attribute '%s' is correct", cur.Type(), step.Member.Value)
 			}
 			if !ok {
-				return errorAt(t.Pos(), errkind.Evaluation, "'%s' object has no attribute '%s'", cur.Type(), step.Member.Value)
+				// A step on the way is loaded as an expression's member is
+				// (load_attr), and its value updated in place, if a dict.
+				next, err := in.getAttr(cur, step.Member.Value, lineOnly(t.Pos()))
+				if err != nil {
+					return err
+				}
+				cur = next
+				continue
 			}
 			if last {
 				d.Set(step.Member.Value, v)

@@ -80,12 +80,73 @@ func parseOverride(spec, pkgPath string) (*override, error) {
 		if path == "" || text == "" {
 			return nil, invalid
 		}
-		return &override{parts: strings.Split(path, "."), text: text, op: op}, nil
+		parts, err := attributePath(path)
+		if err != nil {
+			return nil, err
+		}
+		return &override{parts: parts, text: text, op: op}, nil
 	}
 	if path, ok := strings.CutSuffix(spec, "-"); ok && strings.TrimSpace(path) != "" {
-		return &override{parts: strings.Split(strings.TrimSpace(path), "."), del: true, op: syntax.OpOverride}, nil
+		parts, err := attributePath(strings.TrimSpace(path))
+		if err != nil {
+			return nil, err
+		}
+		return &override{parts: parts, del: true, op: syntax.OpOverride}, nil
 	}
 	return nil, invalid
+}
+
+// attributePath is 0.12.1's parse_attribute_path: a.b.c, and a["b"].c or
+// a['b'] for a key written in brackets and quotes (no index: a[0] is
+// refused).
+func attributePath(path string) ([]string, *Error) {
+	fail := func(msg string) ([]string, *Error) { return nil, &Error{Kind: errkind.Plain, Msg: msg} }
+	var parts []string
+	var cur strings.Builder
+	inBrackets := false
+	rs := []rune(path)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		if inBrackets {
+			if c == '"' || c == '\'' {
+				if i+1 < len(rs) && rs[i+1] == ']' {
+					i++
+					inBrackets = false
+					continue
+				}
+				return fail("Expected closing bracket")
+			}
+			cur.WriteRune(c)
+			continue
+		}
+		switch c {
+		case '.':
+			if cur.Len() > 0 {
+				parts = append(parts, cur.String())
+				cur.Reset()
+			}
+		case '[':
+			if cur.Len() > 0 {
+				parts = append(parts, cur.String())
+				cur.Reset()
+			}
+			inBrackets = true
+			if i+1 < len(rs) {
+				i++
+				if rs[i] != '"' && rs[i] != '\'' {
+					return fail("Expected opening quote after '['")
+				}
+			}
+		case ']':
+			return fail("Unmatched closing bracket")
+		default:
+			cur.WriteRune(c)
+		}
+	}
+	if cur.Len() > 0 {
+		parts = append(parts, cur.String())
+	}
+	return parts, nil
 }
 
 // splitOverrideSpec is 0.12.1's split_override_spec_op.

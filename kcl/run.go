@@ -116,7 +116,7 @@ func run(ctx context.Context, opts Options) (res *Result, err error) {
 	var plain []bool // an entry as written, not a ${…KCL_MOD} one
 	entryPkgs := map[string]string{}
 	for _, f := range files {
-		plain = append(plain, !strings.HasPrefix(f, "${"))
+		plain = append(plain, !ModRelative(f))
 		if tail, ok := strings.CutPrefix(f, "${KCL_MOD}"); ok {
 			if kclMod == "" {
 				return nil, &Error{Kind: errkind.Evaluation, Message: fmt.Sprintf("Can not find %s in the path: ", f)}
@@ -406,6 +406,12 @@ func decodeJSONValue(dec *json.Decoder) (value.Value, error) {
 	return nil, fmt.Errorf("unexpected JSON token %v", tok)
 }
 
+// ModRelative reports an entry written ${KCL_MOD}/... or
+// ${name:KCL_MOD}/..., which stands for a path below a package root.
+func ModRelative(f string) bool {
+	return strings.HasPrefix(f, "${") && strings.Contains(f, "KCL_MOD}")
+}
+
 // pkgRelative splits a ${name:KCL_MOD}/tail entry.
 func pkgRelative(f string) (name, tail string, ok bool) {
 	rest, ok := strings.CutPrefix(f, "${")
@@ -426,7 +432,7 @@ func entryModRoot(files []string, root, sandbox string) (string, error) {
 	var last string
 	plain := false
 	for _, f := range files {
-		if strings.HasPrefix(f, "${") {
+		if ModRelative(f) {
 			continue
 		}
 		plain = true
@@ -485,10 +491,11 @@ func MissingEntry(files []string, dir string) string {
 	var abs []string
 	var plain []bool
 	for _, f := range files {
+		plain = append(plain, !ModRelative(f))
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(dir, f)
 		}
-		abs, plain = append(abs, f), append(plain, !strings.HasPrefix(f, "${") && !strings.Contains(f, "${"))
+		abs = append(abs, f)
 	}
 	sep := string(filepath.Separator)
 	if len(rootedEntries(abs, plain, sep)) < len(abs) {

@@ -169,18 +169,13 @@ func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syn
 		if v == nil {
 			return
 		}
-		if p.ty == nil {
-			// An untyped parameter is any, which no module fits.
-			if got := r.exprType(v, 0); got.hasModule() {
-				pos := p.pos
-				r.pushLast()
-				r.mustAssignAt(got, anyT, v.Pos(), &pos)
-				r.popOrder()
-			}
-			return
+		// An untyped parameter is any, which no module fits.
+		want := anyT
+		if p.ty != nil {
+			want = r.fromSyntax(sig.pkg, p.ty, 0)
 		}
-		want := r.fromSyntax(sig.pkg, p.ty, 0)
-		if want.isAny() && !r.exprType(v, 0).hasModule() {
+		got := r.exprType(v, 0)
+		if want.isAny() && !got.hasModule() {
 			return
 		}
 		// The argument's config entries first, then the whole value.
@@ -193,7 +188,7 @@ func (r *checker) callArguments(fn *syntax.Identifier, sig signature, args []syn
 			r.ctxCheck(want, v, &vp, 0)
 		}
 		r.pushLast()
-		r.mustAssignAt(r.exprType(v, 0), want, v.Pos(), &pos)
+		r.mustAssignAt(got, want, v.Pos(), &pos)
 		r.popOrder()
 		r.sortFrom(start)
 	}

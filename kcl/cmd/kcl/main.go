@@ -304,7 +304,7 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 				return opts, fmt.Errorf("Cannot find the kcl file, please check the file path %s", f)
 			}
 			for _, f := range listed {
-				if !modRelative(f) && !filepath.IsAbs(f) {
+				if !kcl.ModRelative(f) && !filepath.IsAbs(f) {
 					f = filepath.Join(base, f)
 				}
 				opts.Files = append(opts.Files, f)
@@ -326,7 +326,7 @@ func (cl *commandLine) options(cwd string) (kcl.Options, error) {
 		root = modRoot
 	}
 	for _, f := range append(append([]string(nil), opts.Files...), opts.Settings...) {
-		if modRelative(f) {
+		if kcl.ModRelative(f) {
 			continue
 		}
 		abs := f
@@ -374,7 +374,7 @@ func (e *missingFileError) Error() string {
 func rebase(paths []string, cwd, root string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		if modRelative(p) {
+		if kcl.ModRelative(p) {
 			out[i] = p
 			continue
 		}
@@ -388,12 +388,6 @@ func rebase(paths []string, cwd, root string) []string {
 		out[i] = r
 	}
 	return out
-}
-
-// modRelative reports ${KCL_MOD}/... and ${name:KCL_MOD}/... entries, which
-// the engine resolves against the module root or an external package.
-func modRelative(p string) bool {
-	return strings.HasPrefix(p, "${") && strings.Contains(p, "KCL_MOD}")
 }
 
 func within(root, p string) bool {
